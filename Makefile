@@ -1,0 +1,55 @@
+# servescope — the two set-up commands are `make demo` and `make test`.
+# Everything else here is a convenience around CMake + Ninja.
+
+BUILD      ?= build
+JOBS       ?= 2
+CMAKE_ARGS ?=
+CTEST_ARGS ?=
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps build demo test sanitize fuzz bench format format-check clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@./scripts/demo.sh $(BUILD)/servescope
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The unit, golden and end-to-end tests under AddressSanitizer + UBSan.
+sanitize: deps
+	cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSERVESCOPE_SANITIZE=ON
+	cmake --build build-sanitize -j $(JOBS)
+	cd build-sanitize && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# libFuzzer targets (clang); each runs FUZZ_SECONDS. Not part of CI.
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSERVESCOPE_FUZZ=ON
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets
+	@./scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+# Benchmarks and peer comparisons (installs wrk, hyperfine, python3-aiohttp).
+bench:
+	@./scripts/install-deps.sh --bench
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j $(JOBS)
+	@./bench/run-all.sh $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf $(BUILD) build-sanitize build-fuzz

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages servescope builds, tests and benchmarks with.
+# Idempotent: only missing packages are installed. Used by `make deps`.
+set -euo pipefail
+
+build_packages=(
+  cmake ninja-build g++ ccache pkg-config
+  libfmt-dev libcli11-dev nlohmann-json3-dev libre2-dev libboost-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+# Tools the tests drive as peers (curl against the twin) and the sanitizer/fuzz
+# toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.
+test_packages=(curl clang libclang-rt-14-dev clang-format)
+bench_packages=(wrk hyperfine python3-aiohttp)
+
+want=("${build_packages[@]}" "${test_packages[@]}")
+if [[ "${1:-}" == "--bench" ]]; then want+=("${bench_packages[@]}"); fi
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then exit 0; fi
+
+echo "installing: ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
