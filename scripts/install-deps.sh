@@ -5,7 +5,7 @@ set -euo pipefail
 
 build_packages=(
   cmake ninja-build g++ ccache pkg-config
-  libfmt-dev libcli11-dev nlohmann-json3-dev libre2-dev libboost-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libre2-dev libboost-dev libcsv-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 # Tools the tests drive as peers (curl against the twin) and the sanitizer/fuzz

@@ -1,0 +1,58 @@
+// The GPU catalog (data/gpus.csv): memory as nvidia-smi reports it, compute capability,
+// bandwidth and peak FLOPs, each row with its source note.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace servescope {
+
+struct GpuSpec {
+  std::string key;         // catalog key, e.g. "rtx-pro-6000"
+  std::string smi_name;    // what `nvidia-smi --query-gpu=name` prints
+  std::int64_t memory_mib = 0;  // NVML total, what SGLang's get_nvgpu_memory_capacity reads
+  std::string compute_capability;  // "12.0", or "gfx942" for AMD
+  int cc_major = 0;        // 0 for AMD
+  int cc_minor = 0;
+  bool is_amd = false;
+  std::string arch;
+  double mem_bw_tbps = 0;
+  double bf16_dense_tflops = 0;  // 0 where the table is empty
+  double fp8_dense_tflops = 0;
+  double fp4_dense_tflops = 0;
+  std::string interconnect;
+  double interconnect_gbps = 0;
+  double tdp_w = 0;
+  std::string source_note;
+};
+
+struct GpuMatch {
+  const GpuSpec* spec = nullptr;
+  std::string note;  // e.g. which other rows a truncated name also matched
+};
+
+class GpuCatalog {
+ public:
+  /// Parses CSV text in the data/gpus.csv layout.
+  static Result<GpuCatalog> parse(std::string_view csv_text);
+  /// The catalog compiled into the binary.
+  static const GpuCatalog& builtin();
+
+  /// Finds a GPU by catalog key, by the full nvidia-smi name (with or without the
+  /// "NVIDIA " prefix old drivers dropped), or by the name cut short as nvidia-smi's default
+  /// table prints it ("NVIDIA RTX PRO 6000 Blac..."). An unknown name is an error listing
+  /// the closest keys.
+  Result<GpuMatch> find(std::string_view name) const;
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  std::vector<std::string> keys() const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+};
+
+}  // namespace servescope

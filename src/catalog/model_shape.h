@@ -1,0 +1,102 @@
+// ModelShape: what servescope needs to know about a model, read from its config.json.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/quantization.h"
+
+namespace servescope {
+
+enum class LayerKind {
+  kFullAttention,     // MHA/GQA with a KV cache over the whole context
+  kSlidingAttention,  // KV cache over a window (gemma3, gpt-oss)
+  kLinearAttention,   // Gated-DeltaNet / mamba-style recurrent state, no KV cache
+  kMla,               // multi-head latent attention (DeepSeek V2/V3, Kimi K2)
+};
+
+struct MlaDims {
+  int kv_lora_rank = 0;
+  int q_lora_rank = 0;  // 0: no q compression (q_proj is full)
+  int qk_rope_head_dim = 0;
+  int qk_nope_head_dim = 0;
+  int v_head_dim = 0;
+};
+
+struct MoeDims {
+  int num_experts = 0;
+  int experts_per_token = 0;
+  int expert_intermediate = 0;
+  int num_shared_experts = 0;         // DeepSeek-style shared experts of expert size
+  int shared_expert_intermediate = 0; // Qwen-style single shared expert of its own size
+  int first_dense_layers = 0;         // DeepSeek first_k_dense_replace
+  int moe_layer_step = 1;             // every Nth layer is MoE (llama4 interleave)
+};
+
+/// Gated-DeltaNet dims (Qwen3-Next, Qwen3.5): linear_* fields of config.json.
+struct LinearAttentionDims {
+  int num_key_heads = 0;
+  int num_value_heads = 0;
+  int key_head_dim = 0;
+  int value_head_dim = 0;
+  int conv_kernel = 0;
+  int full_attention_interval = 0;
+  std::string ssm_dtype;  // config.json mamba_ssm_dtype, "" if absent
+};
+
+struct VisionDims {
+  bool present = false;
+  std::optional<int> num_hidden_layers;  // absent in Qwen3.5's vision_config (it says depth)
+  int depth = 0;
+  std::optional<int> hidden_size;
+  int intermediate_size = 0;
+};
+
+struct ModelShape {
+  std::string source;        // where the config came from (catalog id or path)
+  std::string architecture;  // architectures[0]
+  std::string model_type;    // top-level model_type
+  std::string text_prefix;   // "text_config." when the text model is nested
+  bool multimodal = false;
+
+  int num_layers = 0;
+  int hidden_size = 0;
+  int num_attention_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int v_head_dim = 0;
+  int intermediate_size = 0;  // dense MLP
+  int vocab_size = 0;
+  bool tie_word_embeddings = false;
+  bool attention_bias = false;
+  bool attention_output_gate = false;  // Qwen3-Next/3.5 q_proj doubles for the gate
+  std::int64_t context_length = 0;     // SGLang get_context_length semantics
+  std::string context_length_field;    // which field it came from
+  int sliding_window = 0;
+
+  std::vector<LayerKind> layer_kinds;
+  std::optional<MlaDims> mla;
+  std::optional<MoeDims> moe;
+  std::optional<LinearAttentionDims> linear;
+  VisionDims vision;
+  int mtp_layers = 0;  // num_nextn_predict_layers / mtp_num_hidden_layers
+
+  std::string dtype = "bfloat16";  // torch_dtype / dtype
+  Quantization quant;
+
+  int count_layers(LayerKind kind) const;
+  bool is_hybrid_linear() const { return linear.has_value(); }
+  bool uses_mla() const { return mla.has_value(); }
+  bool has_sliding_window() const { return count_layers(LayerKind::kSlidingAttention) > 0; }
+  /// Full-attention layer ids (for SGLang's mambaish full_attention_layer_ids).
+  std::vector<int> full_attention_layer_ids() const;
+  /// A one-line description: "qwen3_5_moe: 48 layers (12 full + 36 linear), MoE 256x8, fp8".
+  std::string summary() const;
+};
+
+/// Bytes per element of a torch dtype name ("bfloat16", "float32", "fp8_e4m3", ...); 0 if unknown.
+double dtype_bytes(std::string_view dtype);
+
+}  // namespace servescope

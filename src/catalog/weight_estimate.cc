@@ -1,0 +1,150 @@
+#include "catalog/weight_estimate.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace servescope {
+namespace {
+
+class Accumulator {
+ public:
+  Accumulator(const ModelShape& shape, int tp) : shape_(shape), tp_(std::max(1, tp)) {
+    dense_bytes_ = dtype_bytes(shape.dtype) > 0 ? dtype_bytes(shape.dtype) : 2.0;
+  }
+
+  // A linear weight of `params` elements under `module` (e.g. "layers.*.mlp.down_proj"),
+  // split `shards` ways across the GPUs.
+  void linear(std::string_view part, std::string_view module, double params, double shards) {
+    const bool quantized = shape_.quant.method != QuantMethod::kNone &&
+                           !shape_.quant.keeps_unquantized(module);
+    const double per_elem = quantized ? shape_.quant.bytes_per_quantized_weight() : dense_bytes_;
+    add(part, params, params * per_elem / shards);
+  }
+  // Embeddings, norms, convolutions, gates: never quantized by the formats modelled here.
+  void plain(std::string_view part, double params, double shards) {
+    add(part, params, params * dense_bytes_ / shards);
+  }
+
+  WeightEstimate take() { return std::move(out_); }
+  int tp() const { return tp_; }
+
+ private:
+  void add(std::string_view part, double params, double bytes) {
+    auto it = std::find_if(out_.parts.begin(), out_.parts.end(),
+                           [&](const WeightPart& p) { return p.name == part; });
+    if (it == out_.parts.end()) {
+      out_.parts.push_back({std::string(part), 0, 0});
+      it = out_.parts.end() - 1;
+    }
+    it->params += params;
+    it->bytes_per_gpu += bytes;
+    out_.total_params += params;
+    out_.bytes_per_gpu += bytes;
+  }
+
+  const ModelShape& shape_;
+  int tp_;
+  double dense_bytes_ = 2;
+  WeightEstimate out_;
+};
+
+void add_attention_layer(Accumulator& acc, const ModelShape& s) {
+  const double h = s.hidden_size, tp = acc.tp();
+  if (s.mla) {
+    const MlaDims& m = *s.mla;
+    const double heads = s.num_attention_heads;
+    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    if (m.q_lora_rank > 0) {
+      acc.linear("attention", "layers.*.self_attn.q_a_proj", h * m.q_lora_rank, 1);
+      acc.linear("attention", "layers.*.self_attn.q_b_proj", m.q_lora_rank * heads * qk, tp);
+    } else {
+      acc.linear("attention", "layers.*.self_attn.q_proj", h * heads * qk, tp);
+    }
+    acc.linear("attention", "layers.*.self_attn.kv_a_proj_with_mqa",
+               h * (m.kv_lora_rank + m.qk_rope_head_dim), 1);
+    acc.linear("attention", "layers.*.self_attn.kv_b_proj",
+               m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim), tp);
+    acc.linear("attention", "layers.*.self_attn.o_proj", heads * m.v_head_dim * h, tp);
+    return;
+  }
+  const double q_out = s.num_attention_heads * s.head_dim * (s.attention_output_gate ? 2.0 : 1.0);
+  // KV projections are replicated when TP exceeds the KV head count.
+  const double kv_shards = std::min<double>(tp, std::max(1, s.num_kv_heads));
+  acc.linear("attention", "layers.*.self_attn.q_proj", h * q_out, tp);
+  acc.linear("attention", "layers.*.self_attn.k_proj", h * s.num_kv_heads * s.head_dim, kv_shards);
+  acc.linear("attention", "layers.*.self_attn.v_proj", h * s.num_kv_heads * s.v_head_dim, kv_shards);
+  acc.linear("attention", "layers.*.self_attn.o_proj", s.num_attention_heads * s.v_head_dim * h, tp);
+}
+
+void add_linear_attention_layer(Accumulator& acc, const ModelShape& s) {
+  const LinearAttentionDims& l = *s.linear;
+  const double h = s.hidden_size, tp = acc.tp();
+  const double key = l.num_key_heads * l.key_head_dim, value = l.num_value_heads * l.value_head_dim;
+  acc.linear("linear attention", "layers.*.linear_attn.in_proj_qkv", h * (2 * key + value), tp);
+  acc.linear("linear attention", "layers.*.linear_attn.in_proj_z", h * value, tp);
+  acc.linear("linear attention", "layers.*.linear_attn.in_proj_a", h * l.num_value_heads, tp);
+  acc.linear("linear attention", "layers.*.linear_attn.in_proj_b", h * l.num_value_heads, tp);
+  acc.plain("linear attention", (2 * key + value) * l.conv_kernel, tp);
+  acc.linear("linear attention", "layers.*.linear_attn.out_proj", value * h, tp);
+}
+
+void add_ffn_layer(Accumulator& acc, const ModelShape& s, int layer) {
+  const double h = s.hidden_size, tp = acc.tp();
+  const MoeDims* m = s.moe ? &*s.moe : nullptr;
+  const bool moe_layer = m != nullptr && layer >= m->first_dense_layers &&
+                         (layer + 1) % std::max(1, m->moe_layer_step) == 0;
+  if (!moe_layer) {
+    acc.linear("dense MLP", "layers.*.mlp.down_proj", 3 * h * s.intermediate_size, tp);
+    return;
+  }
+  acc.linear("experts", "layers.*.mlp.experts.*.down_proj",
+             3.0 * h * m->expert_intermediate * m->num_experts, tp);
+  if (m->num_shared_experts > 0) {
+    acc.linear("shared experts", "layers.*.mlp.shared_experts.down_proj",
+               3.0 * h * m->expert_intermediate * m->num_shared_experts, tp);
+  }
+  if (m->shared_expert_intermediate > 0) {
+    acc.linear("shared experts", "layers.*.mlp.shared_expert.down_proj",
+               3.0 * h * m->shared_expert_intermediate, tp);
+  }
+  acc.plain("router", h * m->num_experts, 1);
+}
+
+}  // namespace
+
+WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout) {
+  Accumulator acc(s, layout.tp);
+  const double h = s.hidden_size, tp = acc.tp();
+  acc.plain("embeddings", static_cast<double>(s.vocab_size) * h, tp);
+  if (!s.tie_word_embeddings) acc.linear("lm_head", "lm_head", static_cast<double>(s.vocab_size) * h, tp);
+  for (int i = 0; i < s.num_layers; ++i) {
+    if (s.layer_kinds[static_cast<std::size_t>(i)] == LayerKind::kLinearAttention) {
+      add_linear_attention_layer(acc, s);
+    } else {
+      add_attention_layer(acc, s);
+    }
+    add_ffn_layer(acc, s, i);
+    acc.plain("norms", 2 * h, 1);
+  }
+  if (s.vision.present && layout.include_vision) {
+    // A ViT block: qkv + proj (4h^2) and a two-matrix MLP; the encoder is TP-sharded.
+    const double vh = s.vision.hidden_size.value_or(1024);
+    const double vi = s.vision.intermediate_size > 0 ? s.vision.intermediate_size : 4 * vh;
+    const double blocks = s.vision.depth > 0 ? s.vision.depth : 24;
+    acc.plain("vision encoder", blocks * (4 * vh * vh + 2 * vh * vi), tp);
+  }
+  WeightEstimate out = acc.take();
+  if (s.mtp_layers > 0) {
+    // Each MTP/NextN layer is one decoder layer plus a 2h x h projection.
+    Accumulator draft(s, layout.tp);
+    for (int i = 0; i < s.mtp_layers; ++i) {
+      add_attention_layer(draft, s);
+      add_ffn_layer(draft, s, s.num_layers - 1);
+      draft.plain("mtp", 2 * h * h, tp);
+    }
+    out.draft_bytes_per_gpu = draft.take().bytes_per_gpu;
+  }
+  return out;
+}
+
+}  // namespace servescope

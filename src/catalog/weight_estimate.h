@@ -1,0 +1,32 @@
+// Parameter count and weight bytes per GPU, estimated from a ModelShape. Used only when no
+// log gives the real "Load weight end ... mem usage"; the plan marks it as an estimate.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "catalog/model_shape.h"
+
+namespace servescope {
+
+struct WeightPart {
+  std::string name;      // "attention", "experts", "embeddings", ...
+  double params = 0;     // whole model
+  double bytes_per_gpu = 0;
+};
+
+struct WeightEstimate {
+  std::vector<WeightPart> parts;
+  double total_params = 0;
+  double bytes_per_gpu = 0;
+  double draft_bytes_per_gpu = 0;  // MTP/NextN layers, loaded only with speculative decoding
+};
+
+struct WeightLayout {
+  int tp = 1;                  // tensor parallel size (attention and dense MLP shards)
+  bool include_vision = true;  // false with --language-only
+};
+
+WeightEstimate estimate_weights(const ModelShape& shape, const WeightLayout& layout);
+
+}  // namespace servescope

@@ -1,0 +1,55 @@
+// servescope explain OUTPUT... [scenario options] -- CMD
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/scenario_cli.h"
+#include "report/explain_text.h"
+#include "report/plan_json.h"
+#include "report/plan_text.h"
+
+namespace servescope {
+
+ExitStatus run_explain(const CommandArgs& args) {
+  CLI::App app("Show the derivation tree of one or more outputs down to their inputs.", "explain");
+  ScenarioOptions options;
+  std::vector<std::string> outputs;
+  bool json = false;
+  app.add_option("OUTPUT", outputs, "Output or derivation node, e.g. max_running_requests")->required();
+  add_scenario_options(app, options);
+  app.add_flag("--json", json, "Print the nodes of each tree as JSON");
+  if (auto exit = parse_command_line(app, args)) return *exit;
+  options.command = args.launch_command;
+  auto built = build_scenario(options);
+  if (!built) return usage_error(built.message());
+  auto plan = built->engine->plan(built->scenario);
+  if (!plan) return usage_error(plan.message());
+  for (const std::string& id : outputs) {
+    if (plan->graph.find(id) == nullptr) {
+      return usage_error(fmt::format("explain {}: no such output in this plan; outputs: {}", id,
+                                     fmt::join(plan->outputs, ", ")));
+    }
+  }
+  if (json) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const std::string& id : outputs) {
+      nlohmann::json nodes = nlohmann::json::array();
+      for (const std::string& n : plan->graph.closure_of(id)) {
+        Derivation sub;
+        sub.add(*plan->graph.find(n));
+        nodes.push_back(derivation_to_json(sub)["nodes"][0]);
+      }
+      out[id] = nodes;
+    }
+    std::cout << out.dump(2) << "\n";
+    return ExitStatus::kOk;
+  }
+  std::cout << scenario_headline(built->scenario, *plan) << "\n\n";
+  for (const std::string& id : outputs) std::cout << render_explain_tree(plan->graph, id) << "\n";
+  return ExitStatus::kOk;
+}
+
+}  // namespace servescope

@@ -1,0 +1,72 @@
+// servescope: explain, predict and isolate the serving capacity of LLM servers.
+#include <fmt/format.h>
+
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "cli/command.h"
+#include "core/text.h"
+
+namespace servescope {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> kCommands = {
+      {"plan", "predict what the engine decides at startup, every number with its derivation", run_plan},
+      {"explain", "show the derivation tree of an output down to its inputs", run_explain},
+      {"gpus", "list the GPU catalog", run_gpus},
+      {"models", "list the bundled model configs", run_models},
+  };
+  return kCommands;
+}
+
+ExitStatus usage_error(std::string_view message) {
+  std::cerr << "servescope: error: " << message << "\n";
+  return ExitStatus::kUsage;
+}
+
+namespace {
+
+void print_usage() {
+  std::cout << "servescope — explain, predict and isolate the serving capacity of LLM servers\n\n"
+               "usage: servescope COMMAND [options] [-- LAUNCH COMMAND]\n\ncommands:\n";
+  for (const Command& c : commands()) std::cout << fmt::format("  {:<10} {}\n", c.name, c.summary);
+  std::cout << "\nRun 'servescope COMMAND --help' for a command's options.\n";
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    print_usage();
+    return argc < 2 ? static_cast<int>(ExitStatus::kUsage) : 0;
+  }
+  const std::string name = argv[1];
+  CommandArgs args;
+  for (int i = 2; i < argc; ++i) {
+    std::string word = argv[i];
+    if (!args.had_separator && word == "--") {
+      args.had_separator = true;
+      continue;
+    }
+    (args.had_separator ? args.launch_command : args.options).push_back(std::move(word));
+  }
+  for (const Command& c : commands()) {
+    if (c.name == name) return static_cast<int>(c.run(args));
+  }
+  std::vector<std::string> names;
+  for (const Command& c : commands()) names.emplace_back(c.name);
+  auto near = closest(name, names, 1);
+  return static_cast<int>(usage_error(fmt::format("unknown command '{}'{}; run servescope --help", name,
+                                                  near.empty() ? "" : fmt::format(" (did you mean {}?)", near.front()))));
+}
+
+}  // namespace
+}  // namespace servescope
+
+int main(int argc, char** argv) {
+  try {
+    return servescope::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "servescope: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

@@ -1,0 +1,19 @@
+// Registers the common scenario options (DESIGN.md) on a CLI11 app and parses a
+// subcommand's own arguments with one-line errors.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+
+#include "cli/command.h"
+#include "diagnose/scenario_builder.h"
+
+namespace servescope {
+
+void add_scenario_options(CLI::App& app, ScenarioOptions& options);
+
+/// Parses `args.options` with `app`. Returns kOk to continue, or the status to exit with
+/// (help printed: kOk is returned through `exit_now`).
+std::optional<ExitStatus> parse_command_line(CLI::App& app, const CommandArgs& args);
+
+}  // namespace servescope

@@ -1,0 +1,35 @@
+// Builds a Scenario from the common scenario options and the launch command.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "engines/engine.h"
+#include "engines/scenario.h"
+
+namespace servescope {
+
+/// The common scenario options (DESIGN.md, "Common scenario options"), as typed.
+struct ScenarioOptions {
+  std::string engine;  // "sglang", "sglang@0.5.15", "" = inferred from the command
+  std::string gpu;
+  std::optional<int> gpus;
+  std::string model;
+  std::optional<double> free_before_load_gib;
+  std::optional<double> free_after_load_gib;
+  std::vector<std::string> env;      // K=V
+  std::vector<std::string> command;  // words after --
+};
+
+struct BuiltScenario {
+  Scenario scenario;
+  const Engine* engine = nullptr;
+};
+
+/// Fails with one line naming the option and the fix (unknown GPU, missing model, bad
+/// calibration values, a command no engine launches).
+Result<BuiltScenario> build_scenario(const ScenarioOptions& options);
+
+}  // namespace servescope

@@ -1,0 +1,34 @@
+#include <fmt/format.h>
+
+#include "engines/engine.h"
+#include "engines/sglang/sglang_engine.h"
+
+namespace servescope {
+
+const std::vector<std::unique_ptr<Engine>>& engines() {
+  static const std::vector<std::unique_ptr<Engine>> kEngines = [] {
+    std::vector<std::unique_ptr<Engine>> v;
+    v.push_back(std::make_unique<sglang::SglangEngine>());
+    return v;
+  }();
+  return kEngines;
+}
+
+Result<const Engine*> find_engine(std::string_view name) {
+  std::string names;
+  for (const auto& e : engines()) {
+    if (e->name() == name) return e.get();
+    names += (names.empty() ? "" : ", ") + std::string(e->name());
+  }
+  return fail(fmt::format("--engine {}: unknown engine; modelled: {}", name, names));
+}
+
+Result<const Engine*> engine_for_command(const std::vector<std::string>& words) {
+  for (const auto& e : engines()) {
+    if (e->launches(words)) return e.get();
+  }
+  return fail("the launch command names no known engine program (python -m sglang.launch_server, sglang serve); "
+              "pass --engine NAME");
+}
+
+}  // namespace servescope

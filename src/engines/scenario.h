@@ -1,0 +1,47 @@
+// Scenario: everything a plan is computed from — engine and version, model, hardware, the
+// launch command as typed, the environment the engine reads, and calibration facts.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "catalog/gpu_catalog.h"
+#include "catalog/model_shape.h"
+#include "engines/launch_command.h"
+
+namespace servescope {
+
+struct EngineVersion {
+  std::string label;      // as the user gave it or as servescope inferred it: "0.5.15", "2026-07-20"
+  std::string main_date;  // the engine's main branch date the rules follow, "YYYY-MM-DD"
+  std::string basis;      // how the date was chosen ("newest modelled", "release table: ...")
+};
+
+/// Free memory the engine reported around the weight load, in GiB ("Load weight begin/end").
+/// `rounding_gib` is half the last printed digit (0.005 for "64.60 GB"); 0 when exact.
+struct Calibration {
+  std::optional<double> free_before_load_gib;
+  std::optional<double> free_after_load_gib;
+  double rounding_gib = 0;
+  std::string source;  // "--free-before-load/--free-after-load" or "log FILE:LINE"
+};
+
+struct Hardware {
+  GpuSpec gpu;
+  std::string gpu_note;  // e.g. an ambiguous truncated nvidia-smi name
+  int gpus_per_node = 0;  // 0: what the command's parallelism needs
+  bool gpu_from_user = true;
+};
+
+struct Scenario {
+  std::string engine;  // "sglang", "vllm"
+  EngineVersion version;
+  ModelShape model;
+  Hardware hardware;
+  LaunchCommand command;
+  std::map<std::string, std::string> environment;  // --env K=V and the command's prefix
+  Calibration calibration;
+};
+
+}  // namespace servescope

@@ -1,0 +1,154 @@
+// R4.1–R4.9: bytes per KV token and max_total_num_tokens
+// (model_executor/pool_configurator.py, kv_cache_configurator.py::config_from_budget).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/units.h"
+#include "engines/sglang/capacity_rules.h"
+
+namespace servescope::sglang {
+namespace {
+
+constexpr char kPools[] = "model_executor/pool_configurator.py";
+
+}  // namespace
+
+void resolve_kv_pool(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  Derivation& g = ctx.graph();
+  Plan& plan = ctx.plan;
+  const ModelShape& m = ctx.scenario.model;
+  const std::string prefix = "config.json " + m.text_prefix;
+
+  // Layers with a KV cache on this pipeline stage (the largest stage sets the PP minimum).
+  const bool hybrid_swa = m.has_sliding_window() && m.model_type != "gemma3" && m.model_type != "gemma3_text";
+  int full_layers = m.num_layers - m.count_layers(LayerKind::kLinearAttention);
+  int swa_layers = 0;
+  if (hybrid_swa) {
+    swa_layers = m.count_layers(LayerKind::kSlidingAttention);
+    full_layers -= swa_layers;
+  }
+  if (a.pp > 1) {
+    full_layers = static_cast<int>((full_layers + a.pp - 1) / a.pp);
+    swa_layers = static_cast<int>((swa_layers + a.pp - 1) / a.pp);
+  }
+  g.input("kv_layers", full_layers, "layers", Origin::kModelConfig,
+          a.hybrid_linear ? fmt::format("{}full-attention layers ({} of {})", prefix, full_layers, m.num_layers)
+                          : fmt::format("{}num_hidden_layers{}", prefix, a.pp > 1 ? " / pp_size (largest stage)" : ""),
+          a.hybrid_linear ? "For hybrid linear-attention models only the full-attention layers keep KV (mambaish.full_attention_layer_ids)."
+                          : "Every attention layer keeps KV.");
+
+  double cell = 0;
+  std::string cell_why;
+  std::vector<std::string> cell_inputs = {"kv_layers", "kv_element_bytes"};
+  if (a.uses_mla) {
+    const MlaDims& mla = *m.mla;
+    g.input("kv_lora_rank", mla.kv_lora_rank, "", Origin::kModelConfig, prefix + "kv_lora_rank");
+    g.input("qk_rope_head_dim", mla.qk_rope_head_dim, "", Origin::kModelConfig, prefix + "qk_rope_head_dim");
+    cell = static_cast<double>(mla.kv_lora_rank + mla.qk_rope_head_dim) * full_layers * a.kv_bytes;
+    cell_why = fmt::format("MLA: (kv_lora_rank + qk_rope_head_dim)·layers·bytes = ({} + {})·{}·{}.",
+                           mla.kv_lora_rank, mla.qk_rope_head_dim, full_layers, a.kv_bytes);
+    cell_inputs.insert(cell_inputs.end(), {"kv_lora_rank", "qk_rope_head_dim"});
+  } else {
+    g.input("num_key_value_heads", m.num_kv_heads, "heads", Origin::kModelConfig, prefix + "num_key_value_heads");
+    g.input("head_dim", m.head_dim, "", Origin::kModelConfig, prefix + "head_dim (or hidden_size / num_attention_heads)");
+    const std::int64_t heads = std::max<std::int64_t>(1, m.num_kv_heads / a.attn_tp);
+    g.add({"kv_heads_per_rank", heads, "heads", "R4.1",
+           heads * a.attn_tp > m.num_kv_heads
+               ? fmt::format("max(1, {} // {}): attn-TP exceeds the KV heads, so they are replicated.", m.num_kv_heads, a.attn_tp)
+               : fmt::format("{} KV heads // attn-TP {}.", m.num_kv_heads, a.attn_tp),
+           "configs/model_config.py::ModelConfig.get_num_kv_heads", {"num_key_value_heads", "attn_tp_size"}});
+    const double per_layer = static_cast<double>(heads) * (m.head_dim + m.v_head_dim) * a.kv_bytes;
+    if (hybrid_swa) {
+      const double ratio = ctx.in.real("swa_full_tokens_ratio", 0.8);
+      cell = per_layer * full_layers + ratio * per_layer * swa_layers;
+      cell_why = fmt::format("Hybrid SWA: full {}·{} + ratio {}·{}·{} sliding layers (HybridSWAPoolConfigurator).",
+                             per_layer, full_layers, ratio, per_layer, swa_layers);
+      cell_inputs.push_back("swa_full_tokens_ratio");
+    } else {
+      cell = per_layer * full_layers;
+      cell_why = fmt::format("MHA: heads·(head_dim + v_head_dim)·layers·bytes = {}·({} + {})·{}·{}.", heads,
+                             m.head_dim, m.v_head_dim, full_layers, a.kv_bytes);
+    }
+    if (a.kv_cache_dtype == "mxfp8") {
+      cell += static_cast<double>(heads) * (m.head_dim + m.v_head_dim) * full_layers / 32;
+      cell_why += " mxfp8 adds one scale byte per 32 elements.";
+    }
+    cell_inputs.insert(cell_inputs.end(), {"kv_heads_per_rank", "head_dim"});
+  }
+  cell = std::floor(cell);
+  g.add({"kv_cell_bytes.target", static_cast<std::int64_t>(cell), "bytes/token", a.uses_mla ? "R4.2" : (hybrid_swa ? "R4.4" : "R4.1"), cell_why,
+         std::string(kPools) + "::DefaultPoolConfigurator._compute_cell_size", cell_inputs});
+
+  // R4.5: EAGLE/STANDALONE draft KV shares the pool; the cell grows by draft_layers/layers.
+  double final_cell = cell;
+  std::vector<std::string> final_inputs = {"kv_cell_bytes.target"};
+  std::string final_why = "No draft KV.";
+  if (a.speculative() && ctx.rules.draft_cell_scaling &&
+      (a.speculative_algorithm == "EAGLE" || a.speculative_algorithm == "EAGLE3" || a.speculative_algorithm == "STANDALONE")) {
+    const int draft_layers = std::max(1, m.mtp_layers);
+    g.input("draft_layers", draft_layers, "layers", m.mtp_layers > 0 ? Origin::kModelConfig : Origin::kEstimate,
+            m.mtp_layers > 0 ? prefix + "num_nextn_predict_layers / mtp_num_hidden_layers"
+                             : "estimate: one draft layer (EAGLE heads have one)");
+    if (m.mtp_layers == 0) plan.estimated.push_back("draft_layers");
+    final_cell = std::floor(cell * (1 + static_cast<double>(draft_layers) / full_layers));
+    final_why = fmt::format("EAGLE-family draft KV: int(cell · (1 + {}/{})).", draft_layers, full_layers);
+    final_inputs.push_back("draft_layers");
+  }
+  g.add({"kv_cell_bytes", static_cast<std::int64_t>(final_cell), "bytes/token", "R4.5", final_why,
+         std::string(kPools) + "::DefaultPoolConfigurator.__init__", final_inputs});
+
+  // R4.6: tokens from the budget.
+  const std::string budget_id = g.find("kv_budget_gib") != nullptr ? "kv_budget_gib" : "rest_gib";
+  const double budget_gib = g.value(budget_id).as_number();
+  if (budget_gib <= 0 && plan.starts) {
+    const double p = g.value("free_before_load_gib").as_number();
+    const double avail = g.value("free_after_load_gib").as_number();
+    const double suggested = std::ceil((1 - avail / p) * 1000) / 1000;
+    plan.starts = false;
+    plan.startup_error = fmt::format(
+        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={:.4f}. "
+        "Raise --mem-fraction-static above {:.3f}",
+        g.value("mem_fraction_static").as_number(), suggested);
+    ctx.finding(Severity::kError, "no-memory-for-kv", {ctx.typed("mem_fraction_static")},
+                fmt::format("The weights leave no memory for the KV cache: SGLang fails at startup; raise "
+                            "--mem-fraction-static above {:.3f}",
+                            suggested),
+                "R3.6", "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes");
+  }
+  const double budget_bytes = std::floor(std::max(0.0, budget_gib) * kGiB);
+  std::int64_t tokens = static_cast<std::int64_t>(budget_bytes / final_cell);
+  tokens = tokens / a.page_size * a.page_size;
+  g.add({"max_total_num_tokens.profiled", tokens, "tokens", "R4.6",
+         fmt::format("int({:.4f} GiB · 2^30) // {} bytes, floored to page size {}.", budget_gib, final_cell, a.page_size),
+         std::string(kPools) + "::DefaultPoolConfigurator.calculate_pool_sizes",
+         {budget_id, "kv_cell_bytes", "page_size.resolved"}});
+  std::string why = "The profiled capacity.";
+  std::vector<std::string> inputs = {"max_total_num_tokens.profiled"};
+  if (a.max_total_tokens) {
+    inputs.push_back("max_total_tokens");
+    if (*a.max_total_tokens < tokens) {
+      tokens = *a.max_total_tokens / a.page_size * a.page_size;
+      why = "--max-total-tokens caps the profiled capacity.";
+    } else {
+      why = "--max-total-tokens is above the profiled capacity, which is used (SGLang warns).";
+      ctx.finding(Severity::kWarning, "max-total-tokens-above-capacity", {ctx.typed("max_total_tokens")},
+                  fmt::format("--max-total-tokens {} is larger than the profiled {}; SGLang uses the profiled value",
+                              *a.max_total_tokens, tokens),
+                  "R4.7", "kv_cache_configurator.py::KVCacheConfigurator._apply_token_constraints");
+    }
+  }
+  g.add({"max_total_num_tokens", tokens, "tokens", "R4.7", why,
+         "kv_cache_configurator.py::KVCacheConfigurator._apply_token_constraints", inputs});
+  if (tokens <= 0 && plan.starts) {
+    plan.starts = false;
+    plan.startup_error = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.";
+    ctx.finding(Severity::kError, "no-kv-tokens", {}, "The KV pool gets no token: SGLang fails at startup.", "R4.9",
+                "model_executor/pool_configurator.py::MemoryPoolConfig.__post_init__");
+  }
+  plan.memory.push_back({"KV cache", static_cast<double>(tokens) * final_cell / kGiB, "rule"});
+}
+
+}  // namespace servescope::sglang

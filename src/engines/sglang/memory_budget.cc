@@ -1,0 +1,96 @@
+// R3.1–R3.4: the memory profile (mem_cache/kv_cache_configurator.py::
+// KVCacheConfigurator._profile_available_bytes).
+#include <fmt/format.h>
+
+#include "catalog/weight_estimate.h"
+#include "core/units.h"
+#include "engines/sglang/capacity_rules.h"
+
+namespace servescope::sglang {
+namespace {
+
+// CUDA context, NCCL communicators and custom-allreduce buffers taken before the weights
+// load. Read off real logs: total − "Load weight begin. avail mem" is 0.84 GiB on an H100
+// at tp 1 and 0.86 GiB on L4s at tp 4 (corpus), so 0.85 GiB is the estimate.
+constexpr double kPreLoadOverheadGib = 0.85;
+
+}  // namespace
+
+void resolve_memory_budget(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  Derivation& g = ctx.graph();
+  Plan& plan = ctx.plan;
+  const Calibration& cal = ctx.scenario.calibration;
+  const ModelShape& m = ctx.scenario.model;
+  const double total_gib = a.gpu_memory_mib / 1024.0;
+
+  // R3.1 P: free memory after torch.distributed/NCCL init, before any weight.
+  double p = 0;
+  if (cal.free_before_load_gib) {
+    p = *cal.free_before_load_gib;
+    g.input("free_before_load_gib", p, "GiB", Origin::kCalibration, cal.source,
+            "P: free memory before the weights load (\"Load weight begin. avail mem\").");
+  } else {
+    p = total_gib - kPreLoadOverheadGib;
+    g.input("free_before_load_gib", p, "GiB", Origin::kEstimate,
+            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL", total_gib, kPreLoadOverheadGib),
+            "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.");
+    plan.estimated.push_back("free_before_load");
+  }
+
+  // R3.2 A: free memory after the target and draft weights load.
+  WeightLayout layout;
+  layout.tp = static_cast<int>(a.tp);
+  layout.include_vision = !a.language_only;
+  const WeightEstimate weights = estimate_weights(m, layout);
+  const double weight_gib = weights.bytes_per_gpu / kGiB;
+  const bool loads_draft = a.speculative() && a.speculative_algorithm != "NGRAM";
+  const double draft_gib = loads_draft ? weights.draft_bytes_per_gpu / kGiB : 0.0;
+  double avail = 0;
+  if (cal.free_after_load_gib) {
+    avail = *cal.free_after_load_gib;
+    g.input("free_after_load_gib", avail, "GiB", Origin::kCalibration, cal.source,
+            "A: free memory after target and draft weights (\"Load weight end. avail mem\").");
+    plan.memory.push_back({"weights + draft (P − A)", p - avail, "calibration"});
+  } else {
+    g.input("weights_gib", weight_gib, "GiB", Origin::kEstimate,
+            fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {}",
+                        weights.total_params / 1e9, m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp),
+            "Weight bytes per GPU estimated from the model shape.");
+    std::vector<std::string> inputs = {"free_before_load_gib", "weights_gib"};
+    if (loads_draft) {
+      g.input("draft_weights_gib", draft_gib, "GiB", Origin::kEstimate,
+              fmt::format("estimate: {} MTP/draft layer(s)", std::max(1, m.mtp_layers)),
+              "Draft weights load before sizing (R3.2).");
+      inputs.push_back("draft_weights_gib");
+    }
+    avail = p - weight_gib - draft_gib;
+    g.add({"free_after_load_gib", avail, "GiB", "R3.2",
+           "A estimated as P − weights − draft weights; give --free-after-load for an exact plan.",
+           "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes", inputs});
+    plan.estimated.push_back("free_after_load");
+    plan.memory.push_back({"weights", weight_gib, "estimate"});
+    if (loads_draft) plan.memory.push_back({"draft weights", draft_gib, "estimate"});
+  }
+
+  // R3.3 slack and R3.4 rest.
+  const double mfs = g.value("mem_fraction_static").as_number();
+  const double slack = p * (1 - mfs);
+  g.add({"slack_gib", slack, "GiB", "R3.3",
+         fmt::format("P·(1 − mem_fraction_static) = {:.3f}·(1 − {:.4f}): runtime headroom for "
+                     "activations, CUDA graphs and the request table.",
+                     p, mfs),
+         "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes",
+         {"free_before_load_gib", "mem_fraction_static"}});
+  const double rest = avail - slack;
+  g.add({"rest_gib", rest, "GiB", "R3.4",
+         fmt::format("A − slack = {:.3f} − {:.3f}: what the KV cache and mamba state may use.", avail, slack),
+         "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes",
+         {"free_after_load_gib", "slack_gib"}});
+  plan.memory.insert(plan.memory.begin(), {"GPU memory (nvidia-smi)", total_gib, "catalog"});
+  plan.memory.insert(plan.memory.begin() + 1, {"free before weight load (P)", p, cal.free_before_load_gib ? "calibration" : "estimate"});
+  plan.memory.push_back({"free after weight load (A)", avail, cal.free_after_load_gib ? "calibration" : "estimate"});
+  plan.memory.push_back({"runtime slack P·(1−mfs)", slack, "rule"});
+}
+
+}  // namespace servescope::sglang

@@ -1,0 +1,53 @@
+#include "engines/sglang/sglang_engine.h"
+
+#include "core/text.h"
+#include "engines/sglang/sglang_command.h"
+#include "engines/sglang/sglang_planner.h"
+#include "engines/sglang/sglang_rules.h"
+
+namespace servescope::sglang {
+
+bool SglangEngine::launches(const std::vector<std::string>& words) const { return launches_sglang(words); }
+
+Result<EngineVersion> SglangEngine::resolve_version(std::string_view spec) const {
+  return resolve_sglang_version(spec);
+}
+
+Result<LaunchCommand> SglangEngine::parse_command(const std::vector<std::string>& words) const {
+  auto parsed = parse_sglang_command(words);
+  if (!parsed) return parsed.error();
+  return std::move(parsed->command);
+}
+
+std::string SglangEngine::model_path(const LaunchCommand& command) const {
+  const FlagSetting* f = command.find("--model-path");
+  return f == nullptr ? std::string() : f->value();
+}
+
+int SglangEngine::gpus_needed(const LaunchCommand& command) const {
+  auto get = [&](const char* name) {
+    const FlagSetting* f = command.find(name);
+    return f == nullptr ? 1 : static_cast<int>(parse_int(f->value()).value_or(1));
+  };
+  const FlagSetting* dpa = command.find("--enable-dp-attention");
+  const int nnodes = get("--nnodes");
+  // With DP attention the DP ranks live inside the TP group; otherwise DP replicates it.
+  const int world = get("--tp-size") * get("--pp-size") * (dpa != nullptr ? 1 : get("--dp-size"));
+  return std::max(1, world / std::max(1, nnodes));
+}
+
+Result<Plan> SglangEngine::plan(const Scenario& scenario) const {
+  // Re-parse for the notes (ambiguous or removed flags): the scenario keeps only the command.
+  auto parsed = parse_sglang_command(scenario.command.words);
+  std::vector<ParseNote> notes;
+  if (parsed) notes = parsed->notes;
+  return plan_sglang(scenario, notes);
+}
+
+std::vector<std::string> SglangEngine::output_names() const {
+  return {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size", "mem_fraction_static",
+          "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs", "context_len", "kv_cell_bytes",
+          "mamba_ratio", "mamba_state_bytes_per_request"};
+}
+
+}  // namespace servescope::sglang

@@ -1,0 +1,120 @@
+#include "engines/sglang/sglang_planner.h"
+
+#include <fmt/format.h>
+
+#include "engines/sglang/capacity_rules.h"
+#include "engines/sglang/server_args_resolution.h"
+#include "engines/sglang/sglang_flags.h"
+
+namespace servescope::sglang {
+namespace {
+
+void report_flags(PlanContext& ctx, const std::vector<ParseNote>& notes) {
+  for (const ParseNote& n : notes) {
+    ctx.finding(n.code == "ambiguous-flag" ? Severity::kError : Severity::kWarning, n.code, {n.flag}, n.message,
+                "CLI", "server_args.py::ServerArgs.add_cli_args (argparse)");
+  }
+  for (const FlagSetting& f : ctx.scenario.command.flags) {
+    if (const FlagSpec* spec = find_capacity_flag(f.name); spec != nullptr && !spec->deprecated_for.empty()) {
+      ctx.finding(Severity::kWarning, "deprecated-flag", {f.as_typed()},
+                  fmt::format("{} is deprecated; SGLang reads it as {}", f.spelled.empty() ? f.name : f.spelled,
+                              spec->deprecated_for),
+                  "CLI", "server_args.py::ServerArgs._handle_deprecated_args");
+    }
+    if (!f.modelled && f.known) {
+      ctx.finding(Severity::kInfo, "unmodelled-flag", {f.as_typed()},
+                  fmt::format("{} is kept but not modelled: no capacity rule here reads it", f.spelled),
+                  "", "");
+    }
+  }
+}
+
+// §9.1: an explicit FlashInfer allreduce fusion on a GPU that lacks it.
+void check_allreduce_fusion(PlanContext& ctx) {
+  const ResolvedArgs& a = ctx.args;
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  if (a.fusion_backend.empty()) return;
+  const bool supported = !gpu.is_amd && (gpu.cc_major == 9 || gpu.cc_major == 10);
+  if (supported) return;
+  std::string flag = ctx.typed("enable_flashinfer_allreduce_fusion");
+  if (flag.empty()) flag = ctx.typed("flashinfer_allreduce_fusion_backend");
+  const std::string source = "layers/flashinfer_comm_fusion.py::_resolve_backend";
+  switch (ctx.rules.fusion_on_unsupported_gpu) {
+    case FusionOnUnsupportedGpu::kStartupFailure:
+      ctx.plan.starts = false;
+      ctx.plan.startup_error = "ValueError: FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.";
+      ctx.finding(Severity::kError, "fusion-unsupported-gpu", {flag},
+                  fmt::format("FlashInfer allreduce fusion needs SM90 or SM10x; on {} (SM{}) this version sizes the pools, "
+                              "then fails in warmup with ValueError, before the max_total_num_tokens line",
+                              gpu.key, gpu.compute_capability),
+                  "R9.1", source);
+      break;
+    case FusionOnUnsupportedGpu::kWorkspaceWarning:
+      ctx.finding(Severity::kWarning, "fusion-unsupported-gpu", {flag},
+                  fmt::format("FlashInfer allreduce fusion is unsupported on {} (SM{}): workspace creation fails with a "
+                              "warning and the fusion stays off; capacity is unchanged",
+                              gpu.key, gpu.compute_capability),
+                  "R9.1", source);
+      break;
+    case FusionOnUnsupportedGpu::kSilentlyInactive:
+      ctx.finding(Severity::kWarning, "fusion-unsupported-gpu", {flag},
+                  fmt::format("FlashInfer allreduce fusion is silently inactive on {} (SM{}); capacity is unchanged",
+                              gpu.key, gpu.compute_capability),
+                  "R9.1", "layers/communicator.py::apply_flashinfer_allreduce_fusion");
+      break;
+    case FusionOnUnsupportedGpu::kCrashAtCapture:
+      ctx.plan.starts = false;
+      ctx.plan.startup_error =
+          "Capture cuda graph failed: No supported CUDA architectures found for major versions [9, 10]";
+      ctx.finding(Severity::kError, "fusion-unsupported-gpu", {flag},
+                  fmt::format("FlashInfer allreduce fusion on {} (SM{}) crashes at CUDA-graph capture in this version "
+                              "(#15650)",
+                              gpu.key, gpu.compute_capability),
+                  "R9.1", source);
+      break;
+  }
+}
+
+}  // namespace
+
+Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>& notes) {
+  Plan plan;
+  plan.engine = "sglang";
+  plan.version = scenario.version.label;
+  plan.version_basis = scenario.version.basis;
+  SglangInputs inputs(scenario.command, plan.graph);
+  PlanContext ctx{scenario, rules_for_date(scenario.version.main_date), plan, inputs, {}};
+  if (!scenario.hardware.gpu_note.empty()) {
+    ctx.finding(Severity::kInfo, "gpu-name-ambiguous", {}, scenario.hardware.gpu_note, "", "");
+  }
+  Status st = resolve_server_args(ctx);
+  if (!st) return st.error();
+  report_flags(ctx, notes);
+  resolve_mem_fraction(ctx);
+  resolve_memory_budget(ctx);
+  resolve_mamba_pool(ctx);
+  resolve_kv_pool(ctx);
+  resolve_running_requests(ctx);
+  check_allreduce_fusion(ctx);
+
+  plan.outputs = {"max_total_num_tokens", "max_running_requests"};
+  if (ctx.args.hybrid_linear) plan.outputs.push_back("max_mamba_cache_size");
+  for (const char* id : {"mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs",
+                         "context_len", "kv_cell_bytes"}) {
+    plan.outputs.emplace_back(id);
+  }
+  if (ctx.args.hybrid_linear) {
+    plan.outputs.emplace_back("mamba_ratio");
+    plan.outputs.emplace_back("mamba_state_bytes_per_request");
+  }
+  for (const std::string& e : plan.estimated) {
+    ctx.finding(Severity::kInfo, "estimated-input", {},
+                fmt::format("{} is an estimate; give --free-before-load and --free-after-load (or --calibrate-from LOG) "
+                            "for exact numbers",
+                            e),
+                "R3.1", "");
+  }
+  return plan;
+}
+
+}  // namespace servescope::sglang
