@@ -40,8 +40,22 @@ void resolve_kv_pool(PlanContext& ctx) {
           a.hybrid_linear ? "For hybrid linear-attention models only the full-attention layers keep KV (mambaish.full_attention_layer_ids)."
                           : "Every attention layer keeps KV.");
 
+  // R4.5 (draft KV): EAGLE-family speculative decoding keeps the draft's KV in the same pool.
+  const bool draft_kv = a.speculative() && ctx.rules.draft_cell_scaling &&
+                        (a.speculative_algorithm == "EAGLE" || a.speculative_algorithm == "EAGLE3" ||
+                         a.speculative_algorithm == "STANDALONE");
+  int draft_layers = 0;
+  if (draft_kv) {
+    draft_layers = std::max(1, m.mtp_layers);
+    g.input("draft_layers", draft_layers, "layers", m.mtp_layers > 0 ? Origin::kModelConfig : Origin::kEstimate,
+            m.mtp_layers > 0 ? prefix + "num_nextn_predict_layers / mtp_num_hidden_layers"
+                             : "estimate: one draft layer (EAGLE heads have one)");
+    if (m.mtp_layers == 0) plan.estimated.push_back("draft_layers");
+  }
+
   double cell = 0;
   std::string cell_why;
+  std::string cell_rule = "R4.1";
   std::vector<std::string> cell_inputs = {"kv_layers", "kv_element_bytes"};
   if (a.uses_mla) {
     const MlaDims& mla = *m.mla;
@@ -51,6 +65,7 @@ void resolve_kv_pool(PlanContext& ctx) {
     cell_why = fmt::format("MLA: (kv_lora_rank + qk_rope_head_dim)·layers·bytes = ({} + {})·{}·{}.",
                            mla.kv_lora_rank, mla.qk_rope_head_dim, full_layers, a.kv_bytes);
     cell_inputs.insert(cell_inputs.end(), {"kv_lora_rank", "qk_rope_head_dim"});
+    cell_rule = "R4.2";
   } else {
     g.input("num_key_value_heads", m.num_kv_heads, "heads", Origin::kModelConfig, prefix + "num_key_value_heads");
     g.input("head_dim", m.head_dim, "", Origin::kModelConfig, prefix + "head_dim (or hidden_size / num_attention_heads)");
@@ -60,45 +75,42 @@ void resolve_kv_pool(PlanContext& ctx) {
                ? fmt::format("max(1, {} // {}): attn-TP exceeds the KV heads, so they are replicated.", m.num_kv_heads, a.attn_tp)
                : fmt::format("{} KV heads // attn-TP {}.", m.num_kv_heads, a.attn_tp),
            "configs/model_config.py::ModelConfig.get_num_kv_heads", {"num_key_value_heads", "attn_tp_size"}});
-    const double per_layer = static_cast<double>(heads) * (m.head_dim + m.v_head_dim) * a.kv_bytes;
+    double per_layer = static_cast<double>(heads) * (m.head_dim + m.v_head_dim) * a.kv_bytes;
+    if (a.kv_cache_dtype == "mxfp8") per_layer += static_cast<double>(heads) * (m.head_dim + m.v_head_dim) / 32;
     if (hybrid_swa) {
+      // R4.4 HybridSWAPoolConfigurator: the cell is a float; draft layers join the full term.
       const double ratio = ctx.in.real("swa_full_tokens_ratio", 0.8);
-      cell = per_layer * full_layers + ratio * per_layer * swa_layers;
-      cell_why = fmt::format("Hybrid SWA: full {}·{} + ratio {}·{}·{} sliding layers (HybridSWAPoolConfigurator).",
-                             per_layer, full_layers, ratio, per_layer, swa_layers);
+      cell = per_layer * (full_layers + draft_layers) + ratio * per_layer * swa_layers;
+      cell_why = fmt::format("Hybrid SWA: {}·({} full{}) + {}·{}·{} sliding layers.", per_layer, full_layers,
+                             draft_layers > 0 ? fmt::format(" + {} draft", draft_layers) : std::string(), ratio,
+                             per_layer, swa_layers);
       cell_inputs.push_back("swa_full_tokens_ratio");
+      cell_rule = "R4.4";
     } else {
       cell = per_layer * full_layers;
       cell_why = fmt::format("MHA: heads·(head_dim + v_head_dim)·layers·bytes = {}·({} + {})·{}·{}.", heads,
                              m.head_dim, m.v_head_dim, full_layers, a.kv_bytes);
     }
-    if (a.kv_cache_dtype == "mxfp8") {
-      cell += static_cast<double>(heads) * (m.head_dim + m.v_head_dim) * full_layers / 32;
-      cell_why += " mxfp8 adds one scale byte per 32 elements.";
-    }
     cell_inputs.insert(cell_inputs.end(), {"kv_heads_per_rank", "head_dim"});
   }
-  cell = std::floor(cell);
-  g.add({"kv_cell_bytes.target", static_cast<std::int64_t>(cell), "bytes/token", a.uses_mla ? "R4.2" : (hybrid_swa ? "R4.4" : "R4.1"), cell_why,
-         std::string(kPools) + "::DefaultPoolConfigurator._compute_cell_size", cell_inputs});
+  if (!hybrid_swa) cell = std::floor(cell);
+  g.add({"kv_cell_bytes.target", hybrid_swa ? Value(cell) : Value(static_cast<std::int64_t>(cell)), "bytes/token",
+         cell_rule, cell_why, std::string(kPools) + (hybrid_swa ? "::HybridSWAPoolConfigurator.__init__" : "::DefaultPoolConfigurator._compute_cell_size"),
+         cell_inputs});
 
-  // R4.5: EAGLE/STANDALONE draft KV shares the pool; the cell grows by draft_layers/layers.
   double final_cell = cell;
   std::vector<std::string> final_inputs = {"kv_cell_bytes.target"};
   std::string final_why = "No draft KV.";
-  if (a.speculative() && ctx.rules.draft_cell_scaling &&
-      (a.speculative_algorithm == "EAGLE" || a.speculative_algorithm == "EAGLE3" || a.speculative_algorithm == "STANDALONE")) {
-    const int draft_layers = std::max(1, m.mtp_layers);
-    g.input("draft_layers", draft_layers, "layers", m.mtp_layers > 0 ? Origin::kModelConfig : Origin::kEstimate,
-            m.mtp_layers > 0 ? prefix + "num_nextn_predict_layers / mtp_num_hidden_layers"
-                             : "estimate: one draft layer (EAGLE heads have one)");
-    if (m.mtp_layers == 0) plan.estimated.push_back("draft_layers");
+  if (draft_kv && !hybrid_swa) {
     final_cell = std::floor(cell * (1 + static_cast<double>(draft_layers) / full_layers));
     final_why = fmt::format("EAGLE-family draft KV: int(cell · (1 + {}/{})).", draft_layers, full_layers);
     final_inputs.push_back("draft_layers");
+  } else if (draft_kv) {
+    final_why = "Draft layers are in the hybrid SWA cell's full term.";
+    final_inputs.push_back("draft_layers");
   }
-  g.add({"kv_cell_bytes", static_cast<std::int64_t>(final_cell), "bytes/token", "R4.5", final_why,
-         std::string(kPools) + "::DefaultPoolConfigurator.__init__", final_inputs});
+  g.add({"kv_cell_bytes", hybrid_swa ? Value(final_cell) : Value(static_cast<std::int64_t>(final_cell)),
+         "bytes/token", "R4.5", final_why, std::string(kPools) + "::DefaultPoolConfigurator.__init__", final_inputs});
 
   // R4.6: tokens from the budget.
   const std::string budget_id = g.find("kv_budget_gib") != nullptr ? "kv_budget_gib" : "rest_gib";
@@ -119,8 +131,15 @@ void resolve_kv_pool(PlanContext& ctx) {
                 "R3.6", "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes");
   }
   const double budget_bytes = std::floor(std::max(0.0, budget_gib) * kGiB);
-  std::int64_t tokens = static_cast<std::int64_t>(budget_bytes / final_cell);
+  std::int64_t tokens = static_cast<std::int64_t>(std::floor(budget_bytes / final_cell));
   tokens = tokens / a.page_size * a.page_size;
+  if (hybrid_swa) {
+    const double ratio = g.value("swa_full_tokens_ratio").as_number();
+    const std::int64_t swa_tokens = static_cast<std::int64_t>(static_cast<double>(tokens) * ratio) / a.page_size * a.page_size;
+    g.add({"swa_max_total_num_tokens", swa_tokens, "tokens", "R4.4",
+           fmt::format("Sliding-window pool: full tokens × {} floored to the page.", ratio),
+           std::string(kPools) + "::HybridSWAPoolConfigurator._solve_pool_sizes", {"max_total_num_tokens.profiled", "swa_full_tokens_ratio"}});
+  }
   g.add({"max_total_num_tokens.profiled", tokens, "tokens", "R4.6",
          fmt::format("int({:.4f} GiB · 2^30) // {} bytes, floored to page size {}.", budget_gib, final_cell, a.page_size),
          std::string(kPools) + "::DefaultPoolConfigurator.calculate_pool_sizes",
