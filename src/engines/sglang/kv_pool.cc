@@ -84,7 +84,7 @@ void resolve_kv_pool(PlanContext& ctx) {
       cell_why = fmt::format("Hybrid SWA: {}·({} full{}) + {}·{}·{} sliding layers.", per_layer, full_layers,
                              draft_layers > 0 ? fmt::format(" + {} draft", draft_layers) : std::string(), ratio,
                              per_layer, swa_layers);
-      cell_inputs.push_back("swa_full_tokens_ratio");
+      cell_inputs.push_back("arg.swa_full_tokens_ratio");
       cell_rule = "R4.4";
     } else {
       cell = per_layer * full_layers;
@@ -134,11 +134,11 @@ void resolve_kv_pool(PlanContext& ctx) {
   std::int64_t tokens = static_cast<std::int64_t>(std::floor(budget_bytes / final_cell));
   tokens = tokens / a.page_size * a.page_size;
   if (hybrid_swa) {
-    const double ratio = g.value("swa_full_tokens_ratio").as_number();
+    const double ratio = g.value("arg.swa_full_tokens_ratio").as_number();
     const std::int64_t swa_tokens = static_cast<std::int64_t>(static_cast<double>(tokens) * ratio) / a.page_size * a.page_size;
     g.add({"swa_max_total_num_tokens", swa_tokens, "tokens", "R4.4",
            fmt::format("Sliding-window pool: full tokens × {} floored to the page.", ratio),
-           std::string(kPools) + "::HybridSWAPoolConfigurator._solve_pool_sizes", {"max_total_num_tokens.profiled", "swa_full_tokens_ratio"}});
+           std::string(kPools) + "::HybridSWAPoolConfigurator._solve_pool_sizes", {"max_total_num_tokens.profiled", "arg.swa_full_tokens_ratio"}});
   }
   g.add({"max_total_num_tokens.profiled", tokens, "tokens", "R4.6",
          fmt::format("int({:.4f} GiB · 2^30) // {} bytes, floored to page size {}.", budget_gib, final_cell, a.page_size),
@@ -147,7 +147,7 @@ void resolve_kv_pool(PlanContext& ctx) {
   std::string why = "The profiled capacity.";
   std::vector<std::string> inputs = {"max_total_num_tokens.profiled"};
   if (a.max_total_tokens) {
-    inputs.push_back("max_total_tokens");
+    inputs.push_back("arg.max_total_tokens");
     if (*a.max_total_tokens < tokens) {
       tokens = *a.max_total_tokens / a.page_size * a.page_size;
       why = "--max-total-tokens caps the profiled capacity.";

@@ -75,7 +75,7 @@ void resolve_mamba_pool(PlanContext& ctx) {
   const std::string ssm_dtype = resolve_ssm_dtype(ctx, &ssm_why);
   a.mamba_ssm_dtype = ssm_dtype;
   g.add({"mamba_ssm_dtype.resolved", ssm_dtype, "", "R6.4", ssm_why, "configs/mamba_utils.py::mamba2_state_dtype",
-         {"mamba_ssm_dtype"}});
+         {"arg.mamba_ssm_dtype"}});
   const double conv_bytes = static_cast<double>(conv_dim / tp) * (l.conv_kernel - 1) * state_dtype_bytes(conv_dtype);
   const double ssm_bytes = static_cast<double>(l.num_value_heads / tp) * l.value_head_dim * l.key_head_dim * state_dtype_bytes(ssm_dtype);
   const double per_req = (conv_bytes + ssm_bytes) * n_linear;
@@ -85,8 +85,7 @@ void resolve_mamba_pool(PlanContext& ctx) {
                      conv_bytes, ssm_bytes, n_linear, per_req / kMiB, conv_dim, tp, l.conv_kernel - 1, conv_dtype,
                      l.num_value_heads, tp, l.value_head_dim, l.key_head_dim, ssm_dtype),
          "configs/mamba_utils.py::BaseLinearStateParams.mamba_cache_per_req",
-         {"mamba_conv_dim", "linear_conv_kernel_dim", "linear_num_value_heads", "linear_value_head_dim",
-          "linear_key_head_dim", "mamba_ssm_dtype.resolved", "linear_attention_layers", "attn_tp_size"}});
+         {"mamba_conv_dim", "linear_conv_kernel_dim", "linear_num_value_heads", "linear_value_head_dim", "linear_key_head_dim", "mamba_ssm_dtype.resolved", "linear_attention_layers", "attn_tp_size"}});
 
   // R5.8: state slots per running request.
   std::int64_t ratio = 1;
@@ -112,7 +111,7 @@ void resolve_mamba_pool(PlanContext& ctx) {
   }
   g.add({"mamba_ratio", ratio, "slots/request", "R5.8", ratio_why,
          std::string(kConfigurator) + "._calculate_mamba_ratio",
-         {"disable_radix_cache", "mamba_radix_cache_strategy.resolved", "disable_overlap_schedule.resolved"}});
+         {"arg.disable_radix_cache", "mamba_radix_cache_strategy.resolved", "disable_overlap_schedule.resolved"}});
 
   // R6.6-R6.8: pool size.
   double rest = g.value("rest_gib").as_number();
@@ -128,19 +127,19 @@ void resolve_mamba_pool(PlanContext& ctx) {
   if (user_k) {
     k = *user_k / a.attn_dp;
     why = fmt::format("--max-mamba-cache-size {} / attn-DP {}.", *user_k, a.attn_dp);
-    inputs.push_back("max_mamba_cache_size");
+    inputs.push_back("arg.max_mamba_cache_size");
     if (spec) intermediate_gib = per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
   } else if (a.disable_radix_cache && a.max_running_requests && ctx.in.setting_for("max_running_requests") != nullptr) {
     k = *a.max_running_requests / a.attn_dp;
     why = "--disable-radix-cache with --max-running-requests: one slot per request.";
-    inputs.push_back("max_running_requests");
+    inputs.push_back("arg.max_running_requests");
     if (spec) intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
   } else {
     const double budget_gib = rest * mamba_ratio_r / (1 + mamba_ratio_r);
     g.add({"mamba_budget_gib", budget_gib, "GiB", "R6.8",
            fmt::format("rest · r/(1+r) with r = mamba_full_memory_ratio {}: {:.3f} · {:.4f}.", mamba_ratio_r, rest,
                        mamba_ratio_r / (1 + mamba_ratio_r)),
-           std::string(kConfigurator) + "._handle_max_mamba_cache", {"rest_gib", "mamba_full_memory_ratio"}});
+           std::string(kConfigurator) + "._handle_max_mamba_cache", {"rest_gib", "arg.mamba_full_memory_ratio"}});
     inputs = {"mamba_budget_gib", "mamba_state_bytes_per_request"};
     const double budget_bytes = budget_gib * kGiB;
     if (spec && ctx.rules.joint_mamba_speculative_solve) {
@@ -179,6 +178,7 @@ void resolve_mamba_pool(PlanContext& ctx) {
     ctx.finding(Severity::kError, "mamba-cache-empty", {}, "The mamba state pool gets no slot: SGLang fails at startup.",
                 "R6.9", std::string(kConfigurator) + "._handle_max_mamba_cache");
   }
+  if (k <= 0) return;
   const double state_gib = static_cast<double>(k) * per_req / kGiB;
   rest -= state_gib;
   g.add({"mamba_pool_gib", state_gib, "GiB", "R6.10", fmt::format("{} slots × {:.2f} MiB.", k, per_req / kMiB),

@@ -32,7 +32,7 @@ void resolve_mem_fraction(PlanContext& ctx) {
   auto user = ctx.in.optional_real("mem_fraction_static");
   if (user) {
     g.add({"mem_fraction_static", *user, "fraction", "R2.7", "--mem-fraction-static as typed.",
-           kSource, {"mem_fraction_static"}});
+           kSource, {"arg.mem_fraction_static"}});
     return;
   }
   const double gpu_mem = a.gpu_memory_mib;
@@ -43,7 +43,7 @@ void resolve_mem_fraction(PlanContext& ctx) {
     reserved = 512 + static_cast<double>(a.tp * a.pp) / 8 * 1024;
     why = "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1: graphs are measured after capture, so only "
           "512 MiB + tp·pp/8 GiB is reserved.";
-    reserve_inputs = {"tp_size", "pp_size"};
+    reserve_inputs = {"arg.tp_size", "arg.pp_size"};
     g.add({"reserved_mem_mib", reserved, "MiB", "R2.4", why, kSource, reserve_inputs});
   } else {
     // R2.5: tokens the activation working set scales with.
@@ -62,7 +62,7 @@ void resolve_mem_fraction(PlanContext& ctx) {
       act_why = "Chunked prefill off: max(max_prefill_tokens, 2048).";
     }
     g.add({"activation_tokens", activation_tokens, "tokens", "R2.5", act_why, kSource,
-           {"chunked_prefill_size", "max_prefill_tokens", "disaggregation_mode"}});
+           {"chunked_prefill_size", "arg.max_prefill_tokens", "arg.disaggregation_mode"}});
 
     // R2.6: graph reserve.
     double graph = 0;
@@ -92,8 +92,7 @@ void resolve_mem_fraction(PlanContext& ctx) {
            parts.empty() ? std::string("No CUDA graph is captured: nothing reserved.")
                          : fmt::format("{} MiB.", fmt::join(parts, " + ")),
            "server_args.py::ServerArgs.reserve_for_graph_mb",
-           {"cuda_graph_max_bs_decode.resolved", "cuda_graph_backend_decode.resolved",
-            "cuda_graph_backend_prefill.resolved", "cuda_graph_bs_prefill.resolved", "attn_dp_size"}});
+           {"cuda_graph_max_bs_decode.resolved", "cuda_graph_backend_decode.resolved", "cuda_graph_backend_prefill.resolved", "cuda_graph_bs_prefill.resolved", "attn_dp_size"}});
 
     reserved = 512 + activation_tokens * 1.5 + static_cast<double>(a.tp * a.pp) / 8 * 1024 + graph;
     why = fmt::format("512 + 1.5·{} + {}·{}/8·1024 + {} = {:.0f} MiB", activation_tokens, a.tp, a.pp, graph, reserved);
@@ -112,7 +111,7 @@ void resolve_mem_fraction(PlanContext& ctx) {
       why += fmt::format(", +{:.0f} MiB for speculative decoding (before 2026-06-12)", extra);
     }
     g.add({"reserved_mem_mib", reserved, "MiB", "R2.5", why + ".", kSource,
-           {"activation_tokens", "tp_size", "pp_size", "graph_reserve_mib", "gpu_memory_mib", "moe_a2a_backend"}});
+           {"activation_tokens", "arg.tp_size", "arg.pp_size", "graph_reserve_mib", "gpu_memory_mib", "arg.moe_a2a_backend"}});
   }
   const double heuristic = python_round((gpu_mem - reserved) / gpu_mem, 3);
   g.add({"mem_fraction_static.heuristic", heuristic, "fraction", "R2.7",
@@ -138,7 +137,7 @@ void resolve_mem_fraction(PlanContext& ctx) {
             m.vision.hidden_size ? "config.json vision_config.hidden_size" : "default 1024");
     g.add({"vlm_factor", factor, "", "R2.8",
            fmt::format("0.95 × clamp(1 − 0.1·({}·{}²/(24·1024²) − 1), 0.8, 1.05) = 0.95 × {:.5f}.", layers, hidden, f),
-           "server_args.py::ServerArgs.adjust_mem_fraction_for_vlm", {"vision_layers", "vision_hidden_size", "language_only"}});
+           "server_args.py::ServerArgs.adjust_mem_fraction_for_vlm", {"vision_layers", "vision_hidden_size", "arg.language_only"}});
     mfs = heuristic * factor;
     final_inputs.push_back("vlm_factor");
     final_why = fmt::format("Multimodal {}: the heuristic × the VLM factor (not re-rounded).", m.architecture);

@@ -42,10 +42,10 @@ Status resolve_parallelism(PlanContext& ctx) {
   g.add({"attn_dp_size", a.attn_dp, "", "R8.1",
          a.dp_attention ? "With --enable-dp-attention every DP rank is an attention-DP worker."
                         : "Without DP attention there is one attention-DP worker.",
-         "arg_groups/overrides.py::_data_parallelism_defaults", {"dp_size", "enable_dp_attention"}});
+         "arg_groups/overrides.py::_data_parallelism_defaults", {"arg.dp_size", "arg.enable_dp_attention"}});
   g.add({"attn_tp_size", a.attn_tp, "", "R8.1",
          "Attention tensor parallelism is tp_size divided by the attention-DP size.",
-         "distributed/parallel_state.py (attn_tp_size)", {"tp_size", "attn_dp_size"}});
+         "distributed/parallel_state.py (attn_tp_size)", {"arg.tp_size", "attn_dp_size"}});
   return ok_status();
 }
 
@@ -83,7 +83,7 @@ void resolve_context_length(PlanContext& ctx) {
   ctx.args.context_len = ctx_len;
   g.add({"context_len", ctx_len, "tokens", "R1.2", why,
          "configs/model_config.py::ModelConfig._derive_context_length",
-         {"model_context_length", "context_length"}});
+         {"model_context_length", "arg.context_length"}});
 }
 
 // --- speculative decoding (§7, R5.10) ----------------------------------------------------
@@ -97,7 +97,7 @@ void resolve_speculative(PlanContext& ctx) {
   if (!algo) {
     g.add({"max_running_requests.requested", user_mrr ? Value(*user_mrr) : Value(), "requests", "R5.4",
            user_mrr ? "--max-running-requests as typed." : "Not set: SGLang estimates it from the KV capacity.",
-           src("max_running_requests"), {"max_running_requests"}});
+           src("max_running_requests"), {"arg.max_running_requests"}});
     return;
   }
   std::string name = to_upper(*algo);
@@ -129,11 +129,11 @@ void resolve_speculative(PlanContext& ctx) {
       "tokens are steps + 1.",
       auto_steps, auto_topk, auto_draft, ctx.scenario.model.architecture);
   g.add({"speculative_num_steps.resolved", a.speculative_steps, "steps", "R7.2", auto_why,
-         "arg_groups/speculative_hook.py::_auto_choose_speculative_params", {"speculative_num_steps", "speculative_algorithm"}});
+         "arg_groups/speculative_hook.py::_auto_choose_speculative_params", {"arg.speculative_num_steps", "arg.speculative_algorithm"}});
   g.add({"speculative_eagle_topk.resolved", a.speculative_topk, "", "R7.2", auto_why,
-         "arg_groups/speculative_hook.py::_auto_choose_speculative_params", {"speculative_eagle_topk", "speculative_algorithm"}});
+         "arg_groups/speculative_hook.py::_auto_choose_speculative_params", {"arg.speculative_eagle_topk", "arg.speculative_algorithm"}});
   g.add({"speculative_num_draft_tokens.resolved", a.speculative_draft_tokens, "tokens", "R7.2", auto_why,
-         "arg_groups/speculative_hook.py::_handle_eagle_family", {"speculative_num_draft_tokens", "speculative_num_steps.resolved", "speculative_eagle_topk.resolved"}});
+         "arg_groups/speculative_hook.py::_handle_eagle_family", {"arg.speculative_num_draft_tokens", "speculative_num_steps.resolved", "speculative_eagle_topk.resolved"}});
   if (!user_mrr) {
     a.max_running_requests = 48;
     ctx.resolved("max_running_requests", "", "48", "speculative decoding resets an unset --max-running-requests to 48 (R5.10)");
@@ -141,7 +141,7 @@ void resolve_speculative(PlanContext& ctx) {
   g.add({"max_running_requests.requested", *a.max_running_requests, "requests", "R5.10",
          user_mrr ? "--max-running-requests as typed (speculative decoding keeps an explicit value)."
                   : "Speculative decoding sets an unset --max-running-requests to 48 (\"Max running requests is reset to 48 for speculative decoding\").",
-         "arg_groups/speculative_hook.py::_handle_eagle_family", {"max_running_requests", "speculative_algorithm"}});
+         "arg_groups/speculative_hook.py::_handle_eagle_family", {"arg.max_running_requests", "arg.speculative_algorithm"}});
 }
 
 // --- CUDA graphs (§9.3, R2.1-R2.3) ------------------------------------------------------
@@ -218,8 +218,7 @@ std::string prefill_graph_incompatibility(const PlanContext& ctx, const std::str
   const ModelShape& m = ctx.scenario.model;
   const std::string& arch = m.architecture;
   const bool lora = ctx.in.setting_for("enable_lora") != nullptr;
-  const bool piecewise_mm_ok = contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration",
-                                              "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
+  const bool piecewise_mm_ok = contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration", "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
                                              arch);
   if (backend == "tc_piecewise") {
     if (contains_arch({"DeepseekV4ForCausalLM", "Qwen3NextForCausalLM", "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"}, arch)) {
@@ -285,8 +284,7 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     prefill_why = fmt::format("Set explicitly ({}); the compatibility cascade is skipped.", prefill.lock_reason);
   } else {
     prefill_why = fmt::format("Default prefill backend {} on {}.", prefill.backend, amd ? "HIP" : "CUDA");
-    const bool mm_piecewise = a.multimodal && contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration",
-                                                             "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
+    const bool mm_piecewise = a.multimodal && contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration", "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
                                                             m.architecture);
     if (prefill.backend == "breakable" && mm_piecewise) {
       prefill.backend = "tc_piecewise";
@@ -309,9 +307,9 @@ void resolve_cuda_graphs(PlanContext& ctx) {
   a.prefill_graph_backend = prefill.backend;
   g.add({"cuda_graph_backend_decode.resolved", decode.backend, "", "R9.3",
          decode.locked ? fmt::format("Set explicitly ({}).", decode.lock_reason) : std::string("Decode graphs default to full capture."),
-         src("_parse_cuda_graph_config"), {"cuda_graph_backend_decode", "disable_cuda_graph"}});
+         src("_parse_cuda_graph_config"), {"arg.cuda_graph_backend_decode", "arg.disable_cuda_graph"}});
   g.add({"cuda_graph_backend_prefill.resolved", prefill.backend, "", "R9.3", prefill_why,
-         src("_apply_cuda_graph_compatibility"), {"cuda_graph_backend_prefill", "disable_cuda_graph"}});
+         src("_apply_cuda_graph_compatibility"), {"arg.cuda_graph_backend_prefill", "arg.disable_cuda_graph"}});
   if (!prefill.locked && prefill.backend != prefill_default) {
     ctx.resolved("cuda_graph_backend_prefill", "", prefill.backend, prefill_why);
   }
@@ -338,7 +336,7 @@ void resolve_cuda_graphs(PlanContext& ctx) {
   g.add({"chunked_prefill_size", a.chunked_prefill_size, "tokens", "R2.1",
          user_chunk ? std::string("--chunked-prefill-size as typed.")
                     : fmt::format("GPU memory tier {}: {} tokens.", tier, tier_chunk),
-         src("_handle_gpu_memory_settings"), {"chunked_prefill_size", "gpu_memory_mib", "tp_size"}});
+         src("_handle_gpu_memory_settings"), {"arg.chunked_prefill_size", "gpu_memory_mib", "arg.tp_size"}});
 
   const bool speculative = a.speculative();
   const bool no_padding = ctx.in.boolean("disable_cuda_graph_padding");
@@ -347,20 +345,20 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     a.decode_max_bs = *std::max_element(a.decode_bs.begin(), a.decode_bs.end());
     g.add({"cuda_graph_max_bs_decode.resolved", a.decode_max_bs, "requests", "R2.2",
            "An explicit decode batch-size list sets max_bs to its largest entry.",
-           src("_handle_gpu_memory_settings"), {"cuda_graph_bs_decode"}});
+           src("_handle_gpu_memory_settings"), {"arg.cuda_graph_bs_decode"}});
   } else {
     a.decode_max_bs = decode.max_bs.value_or(tier_bs);
     g.add({"cuda_graph_max_bs_decode.resolved", a.decode_max_bs, "requests", "R2.1",
            decode.max_bs ? std::string("Decode max_bs as typed.")
                          : fmt::format("GPU memory tier {} with tp_size {}: {}.", tier, a.tp, tier_bs),
-           src("_handle_gpu_memory_settings"), {"cuda_graph_max_bs_decode", "gpu_memory_mib", "tp_size"}});
+           src("_handle_gpu_memory_settings"), {"arg.cuda_graph_max_bs_decode", "gpu_memory_mib", "arg.tp_size"}});
     a.decode_bs = decode_batch_sizes(a.decode_max_bs, speculative, no_padding);
   }
   g.add({"cuda_graph_bs_decode.resolved", IntList(a.decode_bs), "requests", "R2.2",
          no_padding ? std::string("--disable-cuda-graph-padding: every size 1..max_bs.")
                     : speculative ? std::string("Speculative decoding uses the denser small-batch pattern.")
                                   : std::string("The standard capture pattern up to max_bs."),
-         src("_generate_decode_cuda_graph_batch_sizes"), {"cuda_graph_max_bs_decode.resolved", "speculative_algorithm"}});
+         src("_generate_decode_cuda_graph_batch_sizes"), {"cuda_graph_max_bs_decode.resolved", "arg.speculative_algorithm"}});
 
   // R2.3: prefill graph sizes.
   std::string prefill_max_why;
@@ -385,7 +383,7 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     prefill_max_why += " Clamped to the explicit --context-length.";
   }
   g.add({"cuda_graph_max_bs_prefill.resolved", a.prefill_max_bs, "tokens", "R2.3", prefill_max_why,
-         src("_handle_gpu_memory_settings"), {"cuda_graph_max_bs_prefill", "chunked_prefill_size", "context_len"}});
+         src("_handle_gpu_memory_settings"), {"arg.cuda_graph_max_bs_prefill", "chunked_prefill_size", "context_len"}});
   a.prefill_bs = prefill.bs ? *prefill.bs : prefill_batch_sizes(a.prefill_max_bs);
   g.add({"cuda_graph_bs_prefill.resolved", IntList(a.prefill_bs), "tokens", "R2.3",
          prefill.bs ? std::string("Prefill sizes as typed.")
@@ -415,10 +413,7 @@ void resolve_mamba_strategy(PlanContext& ctx) {
     }
   } else {
     const bool extra_buffer_arch =
-        contains_arch({"KimiLinearForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
-                       "Qwen3NextForCausalLM", "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
-                       "BailingMoeV2_5ForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
-                       "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"},
+        contains_arch({"KimiLinearForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "Qwen3NextForCausalLM", "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration", "BailingMoeV2_5ForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"},
                       arch);
     const bool wants_overlap = !a.disable_overlap_schedule;
     const FlagSetting* page = ctx.in.setting_for("page_size");
@@ -439,10 +434,10 @@ void resolve_mamba_strategy(PlanContext& ctx) {
   }
   g.add({"mamba_radix_cache_strategy.resolved", a.mamba_strategy, "", "R5.9", why,
          "arg_groups/overrides.py::_mamba_radix_cache_resolution",
-         {"mamba_radix_cache_strategy", "disable_radix_cache", "disable_overlap_schedule", "linear_attn_backend"}});
+         {"arg.mamba_radix_cache_strategy", "arg.disable_radix_cache", "arg.disable_overlap_schedule", "arg.linear_attn_backend"}});
   g.add({"disable_overlap_schedule.resolved", a.disable_overlap_schedule, "", "R5.9",
          a.disable_overlap_schedule ? "The overlap schedule is off." : "The overlap schedule is on (default).",
-         "arg_groups/overrides.py::_mamba_radix_cache_resolution", {"disable_overlap_schedule", "mamba_radix_cache_strategy.resolved"}});
+         "arg_groups/overrides.py::_mamba_radix_cache_resolution", {"arg.disable_overlap_schedule", "mamba_radix_cache_strategy.resolved"}});
 }
 
 // --- attention backend, page size, KV dtype (§2.3) -------------------------------------
@@ -492,13 +487,13 @@ void resolve_backends(PlanContext& ctx) {
   }
   a.attention_backend = backend;
   g.add({"attention_backend.resolved", backend, "", "R2.10", why, src("_get_default_attn_backend"),
-         {"attention_backend", "gpu_compute_capability"}});
+         {"arg.attention_backend", "gpu_compute_capability"}});
   auto user_page = ctx.in.optional_integer("page_size", "tokens");
   a.page_size = user_page.value_or(page_default);
   g.add({"page_size.resolved", a.page_size, "tokens", "R2.11",
          user_page ? std::string("--page-size as typed.")
                    : page_default == 1 ? std::string("CUDA defaults to page size 1.") : std::string("trtllm_mha needs page size 64."),
-         "arg_groups/overrides.py::_page_size_default", {"page_size", "attention_backend.resolved"}});
+         "arg_groups/overrides.py::_page_size_default", {"arg.page_size", "attention_backend.resolved"}});
 
   // KV-cache dtype: auto follows the model dtype (bf16 for fp8 checkpoints without KV scales).
   const std::string kv = ctx.in.text("kv_cache_dtype", "auto");
@@ -515,7 +510,7 @@ void resolve_backends(PlanContext& ctx) {
   g.add({"kv_cache_dtype.resolved", resolved, "", "R4.0",
          kv == "auto" ? fmt::format("auto: the model dtype ({}), no KV scales in the checkpoint.", m.dtype)
                       : std::string("Set explicitly."),
-         "model_runner.py::ModelRunner (kv_cache_dtype)", {"kv_cache_dtype", "model_dtype"}});
+         "model_runner.py::ModelRunner (kv_cache_dtype)", {"arg.kv_cache_dtype", "model_dtype"}});
   g.add({"kv_element_bytes", a.kv_bytes, "bytes", "R4.0", "Bytes per KV element of the resolved dtype.",
          "torch._utils._element_size", {"kv_cache_dtype.resolved"}});
 }
@@ -538,12 +533,7 @@ void resolve_allreduce_fusion(PlanContext& ctx) {
     value = "auto";
     why = "--enable-flashinfer-allreduce-fusion requests the fusion.";
   }
-  static const std::initializer_list<std::string_view> kFusionArchs = {
-      "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GptOssForCausalLM", "GlmMoeDsaForCausalLM",
-      "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM",
-      "Qwen3VLMoeForConditionalGeneration", "Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration",
-      "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
-      "Qwen3_5ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"};
+  static const std::initializer_list<std::string_view> kFusionArchs = {"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GptOssForCausalLM", "GlmMoeDsaForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", "Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"};
   const bool sm90 = !gpu.is_amd && gpu.cc_major == 9;
   const bool sm100 = !gpu.is_amd && gpu.cc_major == 10;
   if (value.empty() && contains_arch(kFusionArchs, ctx.scenario.model.architecture) && (sm90 || sm100) &&
@@ -563,7 +553,7 @@ void resolve_allreduce_fusion(PlanContext& ctx) {
   a.fusion_backend = value;
   g.add({"flashinfer_allreduce_fusion_backend.resolved", value.empty() ? Value() : Value(value), "", "R9.1", why,
          "arg_groups/overrides.py::_flashinfer_allreduce_fusion_auto_enable",
-         {"enable_flashinfer_allreduce_fusion", "flashinfer_allreduce_fusion_backend", "gpu_compute_capability"}});
+         {"arg.enable_flashinfer_allreduce_fusion", "arg.flashinfer_allreduce_fusion_backend", "gpu_compute_capability"}});
 }
 
 }  // namespace

@@ -12,8 +12,7 @@ namespace servescope::sglang {
 namespace {
 
 // Entry points whose arguments are ServerArgs (bench_one_batch shares the pool sizing).
-constexpr std::string_view kModules[] = {"sglang.launch_server", "sglang.bench_one_batch",
-                                         "sglang.bench_offline_throughput"};
+constexpr std::string_view kModules[] = {"sglang.launch_server", "sglang.bench_one_batch", "sglang.bench_offline_throughput"};
 
 bool is_env_assignment(std::string_view w) {
   auto eq = w.find('=');

@@ -45,9 +45,7 @@ Result<Plan> SglangEngine::plan(const Scenario& scenario) const {
 }
 
 std::vector<std::string> SglangEngine::output_names() const {
-  return {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size", "mem_fraction_static",
-          "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs", "context_len", "kv_cell_bytes",
-          "mamba_ratio", "mamba_state_bytes_per_request"};
+  return {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size", "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs", "context_len", "kv_cell_bytes", "mamba_ratio", "mamba_state_bytes_per_request"};
 }
 
 }  // namespace servescope::sglang

@@ -19,7 +19,7 @@ const FlagSetting* SglangInputs::setting_for(std::string_view field) const {
 void SglangInputs::record(std::string_view field, Value value, std::string unit,
                           const FlagSetting* from, std::string_view default_note) {
   Node node;
-  node.id = std::string(field);
+  node.id = "arg." + std::string(field);
   node.value = std::move(value);
   node.unit = std::move(unit);
   if (from != nullptr) {

@@ -90,22 +90,16 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   Status st = resolve_server_args(ctx);
   if (!st) return st.error();
   report_flags(ctx, notes);
+  // Sizing stops where SGLang raises: later rules would describe pools that never exist.
   resolve_mem_fraction(ctx);
   resolve_memory_budget(ctx);
   resolve_mamba_pool(ctx);
-  resolve_kv_pool(ctx);
-  resolve_running_requests(ctx);
+  if (plan.starts) resolve_kv_pool(ctx);
+  if (plan.starts) resolve_running_requests(ctx);
   check_allreduce_fusion(ctx);
 
-  plan.outputs = {"max_total_num_tokens", "max_running_requests"};
-  if (ctx.args.hybrid_linear) plan.outputs.push_back("max_mamba_cache_size");
-  for (const char* id : {"mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs",
-                         "context_len", "kv_cell_bytes"}) {
-    plan.outputs.emplace_back(id);
-  }
-  if (ctx.args.hybrid_linear) {
-    plan.outputs.emplace_back("mamba_ratio");
-    plan.outputs.emplace_back("mamba_state_bytes_per_request");
+  for (const char* id : {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size", "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs", "context_len", "kv_cell_bytes", "mamba_ratio", "mamba_state_bytes_per_request"}) {
+    if (plan.graph.find(id) != nullptr) plan.outputs.emplace_back(id);
   }
   for (const std::string& e : plan.estimated) {
     ctx.finding(Severity::kInfo, "estimated-input", {},

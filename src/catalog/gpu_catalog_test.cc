@@ -1,0 +1,71 @@
+#include "catalog/gpu_catalog.h"
+
+#include <gtest/gtest.h>
+
+namespace servescope {
+namespace {
+
+TEST(GpuCatalog, FindsByKey) {
+  auto m = GpuCatalog::builtin().find("rtx-pro-6000");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->spec->memory_mib, 97887);
+  EXPECT_EQ(m->spec->cc_major, 12);
+  EXPECT_EQ(m->spec->cc_minor, 0);
+  EXPECT_DOUBLE_EQ(m->spec->mem_bw_tbps, 1.597);
+}
+
+TEST(GpuCatalog, FindsByFullNvidiaSmiName) {
+  auto m = GpuCatalog::builtin().find("NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->spec->key, "h100-sxm");
+  EXPECT_EQ(m->spec->memory_mib, 81559);
+}
+
+TEST(GpuCatalog, FindsOldDriverNamesWithoutVendorPrefix) {
+  auto m = GpuCatalog::builtin().find("A100-SXM4-40GB");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->spec->key, "a100-40gb");
+}
+
+TEST(GpuCatalog, FindsNamesCutShortByTheDefaultTable) {
+  auto h100 = GpuCatalog::builtin().find("NVIDIA H100 80G...");
+  ASSERT_TRUE(h100);
+  EXPECT_EQ(h100->spec->key, "h100-sxm");
+  EXPECT_TRUE(h100->note.empty());
+  auto pro = GpuCatalog::builtin().find("NVIDIA RTX PRO 6000 Blac...");
+  ASSERT_TRUE(pro);
+  EXPECT_EQ(pro->spec->key, "rtx-pro-6000");
+  EXPECT_NE(pro->note.find("rtx-pro-6000-ws"), std::string::npos) << "ambiguity is reported";
+}
+
+TEST(GpuCatalog, AmdRowsHaveNoCudaCapability) {
+  auto m = GpuCatalog::builtin().find("mi300x");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->spec->is_amd);
+  EXPECT_EQ(m->spec->compute_capability, "gfx942");
+}
+
+TEST(GpuCatalog, UnknownNameListsClosestKeys) {
+  auto m = GpuCatalog::builtin().find("h100");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("h100-sxm"), std::string::npos) << m.message();
+  EXPECT_EQ(m.message().find('\n'), std::string::npos);
+}
+
+TEST(GpuCatalog, RejectsMalformedCsv) {
+  EXPECT_FALSE(GpuCatalog::parse("key,smi_name\nx,y\n"));
+  auto bad_number = GpuCatalog::parse(
+      "key,smi_name,memory_mib,compute_capability,arch,mem_bw_tbps,bf16_dense_tflops,fp8_dense_tflops,"
+      "fp4_dense_tflops,interconnect,interconnect_gbps,tdp_w,source_note\n"
+      "g,G,lots,9.0,Hopper,1,1,1,,x,1,1,n\n");
+  ASSERT_FALSE(bad_number);
+  EXPECT_NE(bad_number.message().find("line 2"), std::string::npos) << bad_number.message();
+}
+
+TEST(GpuCatalog, EveryRowHasASourceNote) {
+  for (const GpuSpec& g : GpuCatalog::builtin().gpus()) EXPECT_FALSE(g.source_note.empty()) << g.key;
+  EXPECT_GE(GpuCatalog::builtin().gpus().size(), 30u);
+}
+
+}  // namespace
+}  // namespace servescope

@@ -1,0 +1,140 @@
+#include "catalog/model_config_reader.h"
+
+#include <gtest/gtest.h>
+
+#include "catalog/model_catalog.h"
+#include "catalog/weight_estimate.h"
+#include "core/units.h"
+
+namespace servescope {
+namespace {
+
+ModelShape load(const std::string& id) {
+  auto m = load_model(id);
+  EXPECT_TRUE(m) << m.message();
+  return m ? *m : ModelShape{};
+}
+
+TEST(ModelConfig, EveryBundledConfigParses) {
+  const auto ids = bundled_model_ids();
+  EXPECT_GE(ids.size(), 22u);
+  for (const std::string& id : ids) {
+    auto m = load_model(id);
+    EXPECT_TRUE(m) << id << ": " << m.message();
+  }
+}
+
+TEST(ModelConfig, Qwen35IsHybridMultimodalWithNestedTextConfig) {
+  ModelShape m = load("Qwen/Qwen3.5-122B-A10B-FP8");
+  EXPECT_EQ(m.text_prefix, "text_config.");
+  EXPECT_TRUE(m.multimodal);
+  EXPECT_EQ(m.num_layers, 48);
+  EXPECT_EQ(m.count_layers(LayerKind::kFullAttention), 12);
+  EXPECT_EQ(m.count_layers(LayerKind::kLinearAttention), 36);
+  EXPECT_EQ(m.full_attention_layer_ids().front(), 3);
+  EXPECT_EQ(m.num_kv_heads, 2);
+  EXPECT_EQ(m.head_dim, 256);
+  ASSERT_TRUE(m.linear);
+  EXPECT_EQ(m.linear->num_value_heads, 64);
+  EXPECT_EQ(m.linear->ssm_dtype, "float32");
+  ASSERT_TRUE(m.moe);
+  EXPECT_EQ(m.moe->num_experts, 256);
+  EXPECT_EQ(m.moe->experts_per_token, 8);
+  EXPECT_FALSE(m.vision.num_hidden_layers.has_value()) << "Qwen3.5 vision_config says depth";
+  EXPECT_EQ(m.vision.depth, 27);
+  EXPECT_EQ(m.mtp_layers, 1);
+  EXPECT_EQ(m.context_length, 262144);
+  EXPECT_EQ(m.quant.method, QuantMethod::kFp8);
+  EXPECT_EQ(m.quant.block_rows, 128);
+  EXPECT_TRUE(m.quant.keeps_unquantized("layers.3.linear_attn.in_proj_a"));
+  EXPECT_FALSE(m.quant.keeps_unquantized("layers.3.mlp.experts.0.down_proj"));
+}
+
+TEST(ModelConfig, DeepSeekV3IsMla) {
+  ModelShape m = load("deepseek-ai/DeepSeek-V3");
+  ASSERT_TRUE(m.mla);
+  EXPECT_EQ(m.mla->kv_lora_rank, 512);
+  EXPECT_EQ(m.mla->qk_rope_head_dim, 64);
+  EXPECT_EQ(m.count_layers(LayerKind::kMla), 61);
+  EXPECT_EQ(m.context_length, 163840) << "yarn with original_max_position_embeddings keeps factor 1";
+  EXPECT_EQ(m.moe->first_dense_layers, 3);
+}
+
+TEST(ModelConfig, GptOssAlternatesSlidingAndFullLayers) {
+  ModelShape m = load("openai/gpt-oss-120b");
+  EXPECT_EQ(m.count_layers(LayerKind::kSlidingAttention), 18);
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(m.quant.method, QuantMethod::kMxfp4);
+  EXPECT_TRUE(m.quant.keeps_unquantized("layers.0.self_attn.q_proj"));
+}
+
+TEST(ModelConfig, Llama4ChunkedAttentionEveryFourthLayerGlobal) {
+  ModelShape m = load("meta-llama/Llama-4-Scout-17B-16E-Instruct");
+  EXPECT_EQ(m.count_layers(LayerKind::kFullAttention), 12);
+  EXPECT_EQ(m.sliding_window, 8192);
+  EXPECT_EQ(m.moe->num_experts, 16);
+}
+
+TEST(ModelConfig, CompressedTensorsFp8) {
+  ModelShape m = load("RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic");
+  EXPECT_EQ(m.quant.method, QuantMethod::kCompressedTensors);
+  EXPECT_EQ(m.quant.weight_bits, 8);
+  EXPECT_TRUE(m.quant.keeps_unquantized("layers.7.self_attn.k_proj"));
+}
+
+TEST(ModelConfig, LocalPathsResolveToBundledConfigsByName) {
+  EXPECT_EQ(resolve_bundled_id("/path/to/Qwen3-235B-A22B-FP8"), "Qwen/Qwen3-235B-A22B-FP8");
+  EXPECT_EQ(resolve_bundled_id("qwen/qwen3-8b"), "Qwen/Qwen3-8B");
+  EXPECT_EQ(resolve_bundled_id("/models/unknown-model"), "");
+}
+
+TEST(ModelConfig, MalformedJsonNamesTheFileAndByte) {
+  auto m = read_model_config("{\"model_type\": \"llama\", ", "cfg.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("cfg.json"), std::string::npos);
+  EXPECT_NE(m.message().find("not valid JSON"), std::string::npos) << m.message();
+}
+
+TEST(ModelConfig, UnknownArchitectureNamesTheField) {
+  auto m = read_model_config(R"({"model_type": "mamba", "architectures": ["MambaForCausalLM"]})", "cfg.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("model_type 'mamba'"), std::string::npos) << m.message();
+}
+
+TEST(ModelConfig, MissingFieldIsNamed) {
+  auto m = read_model_config(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64})", "cfg.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("num_attention_heads"), std::string::npos) << m.message();
+}
+
+TEST(ModelConfig, MistypedFieldIsAnErrorNotACrash) {
+  auto m = read_model_config(
+      R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 8,
+          "vocab_size": 10, "tie_word_embeddings": "yes"})",
+      "cfg.json");
+  EXPECT_FALSE(m);
+}
+
+TEST(WeightEstimate, Llama8bHas8BillionParameters) {
+  WeightEstimate w = estimate_weights(load("meta-llama/Llama-3.1-8B-Instruct"), {1, true});
+  EXPECT_NEAR(w.total_params / 1e9, 8.03, 0.05);
+  EXPECT_NEAR(w.bytes_per_gpu / kGiB, 14.96, 0.05);
+}
+
+TEST(WeightEstimate, DeepSeekV3Has671BillionParameters) {
+  WeightEstimate w = estimate_weights(load("deepseek-ai/DeepSeek-V3"), {8, true});
+  EXPECT_NEAR(w.total_params / 1e9, 671, 5);
+  // fp8 blocks: about one byte per parameter, split over 8 GPUs.
+  EXPECT_NEAR(w.bytes_per_gpu / 1e9, 671.0 / 8 * 1.0, 6);
+}
+
+TEST(WeightEstimate, Qwen35Fp8At4GpusIsAbout31Gb) {
+  // sglang-capacity.md §12.4: about 116 B fp8 expert parameters + 6 B others ≈ 31–32 GB per rank.
+  WeightEstimate w = estimate_weights(load("Qwen/Qwen3.5-122B-A10B-FP8"), {4, true});
+  EXPECT_NEAR(w.total_params / 1e9, 122, 4);
+  EXPECT_NEAR(w.bytes_per_gpu / 1e9, 31.5, 2);
+  EXPECT_GT(w.draft_bytes_per_gpu, 0);
+}
+
+}  // namespace
+}  // namespace servescope
