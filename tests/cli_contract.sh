@@ -1,3 +1,71 @@
 #!/usr/bin/env bash
-# Placeholder replaced below.
-exit 0
+# The command-line contract, checked on the built binary: exit statuses, one-line errors on
+# stderr naming the input, and machine output that parses.
+set -u
+bin="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+seed=(python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4)
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_usage_error NAME EXPECTED_SUBSTRING -- ARGS...: exit 2, exactly one stderr line.
+expect_usage_error() {
+  local name="$1" expected="$2"; shift 3
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local status=$?
+  [ "$status" -eq 2 ] || fail "$name: exit $status, expected 2"
+  local lines; lines=$(wc -l <"$tmp/err")
+  [ "$lines" -eq 1 ] || fail "$name: $lines stderr lines, expected 1: $(cat "$tmp/err")"
+  grep -qF -- "$expected" "$tmp/err" || fail "$name: stderr lacks '$expected': $(cat "$tmp/err")"
+  [ ! -s "$tmp/out" ] || fail "$name: wrote to stdout on error"
+}
+
+printf '{"model_type": "llama", "num_hidden_layers": 32, "hidd' >"$tmp/truncated.json"
+printf 'not json at all' >"$tmp/malformed.json"
+printf '{"model_type": "rwkv", "architectures": ["RwkvForCausalLM"]}' >"$tmp/rwkv.json"
+mkdir -p "$tmp/emptydir"
+
+expect_usage_error "unknown GPU" "closest catalog keys" -- plan --gpu h999 -- "${seed[@]}"
+expect_usage_error "missing GPU" "--gpu: required" -- plan -- "${seed[@]}"
+expect_usage_error "truncated config" "truncated.json: not valid JSON" -- plan --gpu h100-sxm --model "$tmp/truncated.json" -- "${seed[@]}"
+expect_usage_error "malformed config" "malformed.json: not valid JSON" -- plan --gpu h100-sxm --model "$tmp/malformed.json" -- "${seed[@]}"
+expect_usage_error "unknown architecture" "model_type 'rwkv'" -- plan --gpu h100-sxm --model "$tmp/rwkv.json" -- "${seed[@]}"
+expect_usage_error "model dir without config" "directory has no config.json" -- plan --gpu h100-sxm --model "$tmp/emptydir" -- "${seed[@]}"
+expect_usage_error "unknown model" "no bundled config" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path org/NoSuchModel
+expect_usage_error "bad flag value" "--tp 0: must be" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 0
+expect_usage_error "non-numeric flag" "--tp abc: not an integer" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp abc
+expect_usage_error "fraction out of range" "--mem-fraction-static 1.7" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --mem-fraction-static 1.7
+expect_usage_error "empty command" "no launch command" -- plan --gpu h100-sxm
+expect_usage_error "not an engine" "names no known engine" -- plan --gpu h100-sxm -- ls -l
+expect_usage_error "unknown option" "--frobnicate" -- plan --frobnicate --gpu h100-sxm -- "${seed[@]}"
+expect_usage_error "unknown command" "did you mean plan" -- plna
+expect_usage_error "unknown output" "no such output" -- explain max_frobs --gpu rtx-pro-6000 -- "${seed[@]}"
+expect_usage_error "unknown version" "unknown version" -- plan --engine sglang@9.9.9 --gpu rtx-pro-6000 -- "${seed[@]}"
+expect_usage_error "calibration above the card" "--free-before-load 200" -- plan --gpu h100-sxm --free-before-load 200 --free-after-load 60 -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B
+
+# Success paths: exit 0 and parseable JSON carrying the DESIGN.md fields.
+"$bin" plan --json --gpu rtx-pro-6000 --free-before-load 94.6 --free-after-load 64.6 -- "${seed[@]}" >"$tmp/plan.json" 2>"$tmp/err" \
+  || fail "plan --json exited $?: $(cat "$tmp/err")"
+python3 - "$tmp/plan.json" <<'PY' || fail "plan --json lacks DESIGN.md fields"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["engine"]["name"] == "sglang" and d["engine"]["version"] == "2026-07-20"
+o = d["outputs"]
+assert o["max_running_requests"] == 117 and o["max_mamba_cache_size"] == 586, o
+for key in ("memory", "findings", "estimated", "derivation"):
+    assert key in d, key
+node = d["derivation"]["nodes"][0]
+assert set(["id", "value", "unit", "rule", "why", "source", "inputs"]) <= set(node), node
+PY
+"$bin" explain max_running_requests --gpu rtx-pro-6000 -- "${seed[@]}" >"$tmp/explain.txt" || fail "explain exited $?"
+grep -q "max_mamba_cache_size" "$tmp/explain.txt" || fail "explain tree does not reach the mamba pool"
+"$bin" --help >/dev/null || fail "--help exited $?"
+"$bin" plan --help | grep -q -- "--free-before-load" || fail "plan --help lacks the calibration options"
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures CLI contract check(s) failed"
+  exit 1
+fi
+echo "CLI contract: all checks passed"

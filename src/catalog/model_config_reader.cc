@@ -396,6 +396,7 @@ Status ConfigReader::read_quantization() {
                              "fp8, compressed-tensors, awq, gptq, mxfp4, modelopt (fp8/nvfp4)",
                              q.name));
   }
+  q.index_unconverted();
   return ok_status();
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/text.h"
@@ -48,8 +49,7 @@ bool Quantization::keeps_unquantized(std::string_view module_path) const {
   // ("model.layers.*.self_attn"); entries carry model prefixes the caller does not know, so
   // match on trailing path segments: the module itself or any parent of at least two segments.
   const std::string wanted = normalise_module(module_path);
-  for (const std::string& raw : unconverted) {
-    const std::string pattern = normalise_module(raw);
+  for (const std::string& pattern : unconverted_patterns_) {
     std::string_view probe = wanted;
     while (true) {
       if (ends_with_segments(pattern, probe)) return true;
@@ -60,6 +60,16 @@ bool Quantization::keeps_unquantized(std::string_view module_path) const {
     }
   }
   return false;
+}
+
+void Quantization::index_unconverted() {
+  unconverted_patterns_.clear();
+  for (const std::string& raw : unconverted) {
+    std::string p = normalise_module(raw);
+    if (std::find(unconverted_patterns_.begin(), unconverted_patterns_.end(), p) == unconverted_patterns_.end()) {
+      unconverted_patterns_.push_back(std::move(p));
+    }
+  }
 }
 
 std::string Quantization::describe() const {

@@ -29,7 +29,7 @@ struct Quantization {
   int block_rows = 0;            // fp8 block quantisation (weight_block_size), 0 if none
   int block_cols = 0;
   int group_size = 0;            // int4 / fp4 group size
-  std::vector<std::string> unconverted;  // module patterns kept in the checkpoint dtype
+  std::vector<std::string> unconverted;  // module patterns kept in the checkpoint dtype, as written
   std::string kv_cache_quant_algo;       // e.g. "FP8" when the checkpoint ships KV scales
 
   /// Bytes per element of a quantized linear weight, scales included.
@@ -37,6 +37,13 @@ struct Quantization {
   /// Whether a module (e.g. "layers.3.linear_attn.in_proj_a", "self_attn.q_proj") is kept
   /// unquantized by the checkpoint's exclusion list.
   bool keeps_unquantized(std::string_view module_path) const;
+  /// Normalises `unconverted` once (layer numbers become "*"); keeps_unquantized reads it.
+  void index_unconverted();
+
+ private:
+  std::vector<std::string> unconverted_patterns_;
+
+ public:
   std::string describe() const;
 };
 

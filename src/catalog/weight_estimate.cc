@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 
 namespace servescope {
 namespace {
@@ -15,8 +16,10 @@ class Accumulator {
   // A linear weight of `params` elements under `module` (e.g. "layers.*.mlp.down_proj"),
   // split `shards` ways across the GPUs.
   void linear(std::string_view part, std::string_view module, double params, double shards) {
-    const bool quantized = shape_.quant.method != QuantMethod::kNone &&
-                           !shape_.quant.keeps_unquantized(module);
+    // Modules repeat per layer: decide each distinct module once.
+    auto [it, fresh] = quantized_.try_emplace(std::string(module), false);
+    if (fresh) it->second = shape_.quant.method != QuantMethod::kNone && !shape_.quant.keeps_unquantized(module);
+    const bool quantized = it->second;
     const double per_elem = quantized ? shape_.quant.bytes_per_quantized_weight() : dense_bytes_;
     add(part, params, params * per_elem / shards);
   }
@@ -43,6 +46,7 @@ class Accumulator {
   }
 
   const ModelShape& shape_;
+  std::unordered_map<std::string, bool> quantized_;
   int tp_;
   double dense_bytes_ = 2;
   WeightEstimate out_;

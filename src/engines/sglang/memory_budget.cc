@@ -39,13 +39,7 @@ void resolve_memory_budget(PlanContext& ctx) {
   }
 
   // R3.2 A: free memory after the target and draft weights load.
-  WeightLayout layout;
-  layout.tp = static_cast<int>(a.tp);
-  layout.include_vision = !a.language_only;
-  const WeightEstimate weights = estimate_weights(m, layout);
-  const double weight_gib = weights.bytes_per_gpu / kGiB;
   const bool loads_draft = a.speculative() && a.speculative_algorithm != "NGRAM";
-  const double draft_gib = loads_draft ? weights.draft_bytes_per_gpu / kGiB : 0.0;
   double avail = 0;
   if (cal.free_after_load_gib) {
     avail = *cal.free_after_load_gib;
@@ -53,6 +47,12 @@ void resolve_memory_budget(PlanContext& ctx) {
             "A: free memory after target and draft weights (\"Load weight end. avail mem\").");
     plan.memory.push_back({"weights + draft (P − A)", p - avail, "calibration"});
   } else {
+    WeightLayout layout;
+    layout.tp = static_cast<int>(a.tp);
+    layout.include_vision = !a.language_only;
+    const WeightEstimate weights = estimate_weights(m, layout);
+    const double weight_gib = weights.bytes_per_gpu / kGiB;
+    const double draft_gib = loads_draft ? weights.draft_bytes_per_gpu / kGiB : 0.0;
     g.input("weights_gib", weight_gib, "GiB", Origin::kEstimate,
             fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {}",
                         weights.total_params / 1e9, m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp),

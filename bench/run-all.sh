@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Runs every benchmark on one core and prints the figures the README quotes.
+set -euo pipefail
+build="${1:-build}"
+echo "== plan (Google Benchmark, pinned to CPU 0)"
+taskset -c 0 "$build/servescope_bench" --benchmark_filter='Plan' --benchmark_min_time=0.5

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The embedded demo: the case servescope was born from. Qwen3.5-122B-A10B-FP8 on 4× RTX PRO
+# 6000 Blackwell (SM120) with MTP speculative decoding: why max_running_requests is 48, what it
+# is without speculative decoding, and the derivation of the number.
+set -euo pipefail
+bin="${1:-build/servescope}"
+model=Qwen/Qwen3.5-122B-A10B-FP8
+# Free memory before/after the weight load as sglang-capacity.md §12.4 assumes them; with a
+# real log, pass its "Load weight begin/end" figures instead.
+scenario=(--gpu rtx-pro-6000 --gpus 4 --free-before-load 94.6 --free-after-load 64.6)
+mtp=(python -m sglang.launch_server --model-path "$model" --tp 4 --speculative-algorithm NEXTN)
+plain=(python -m sglang.launch_server --model-path "$model" --tp 4)
+
+section() { printf '\n\033[1m== %s\033[0m\n\n' "$*"; }
+[ -t 1 ] || section() { printf '\n== %s\n\n' "$*"; }
+
+section "1. With MTP speculative decoding: servescope plan -- ${mtp[*]}"
+"$bin" plan "${scenario[@]}" -- "${mtp[@]}"
+
+section "2. The same without speculative decoding"
+"$bin" plan "${scenario[@]}" -- "${plain[@]}"
+
+section "3. Why 48? servescope explain max_running_requests --depth 2 (MTP)"
+"$bin" explain max_running_requests --depth 2 "${scenario[@]}" -- "${mtp[@]}"
