@@ -14,7 +14,8 @@ ScenarioOptions founding_case() {
   o.free_before_load_gib = 94.6;
   o.free_after_load_gib = 64.6;
   o.command = *split_command_line(
-      "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 --speculative-algorithm NEXTN");
+      "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 "
+      "--speculative-algorithm NEXTN");
   return o;
 }
 
@@ -26,7 +27,10 @@ void BM_PlanFoundingCase(benchmark::State& state) {
     benchmark::DoNotOptimize(plan);
   }
 }
-BENCHMARK(BM_PlanFoundingCase)->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(BM_PlanFoundingCase)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 
 // Everything a `servescope plan` invocation does after start-up: parse the command, read the
 // bundled config.json, look up the GPU, plan.
@@ -38,7 +42,10 @@ void BM_ScenarioAndPlanFoundingCase(benchmark::State& state) {
     benchmark::DoNotOptimize(plan);
   }
 }
-BENCHMARK(BM_ScenarioAndPlanFoundingCase)->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(BM_ScenarioAndPlanFoundingCase)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace
 }  // namespace servescope

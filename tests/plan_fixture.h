@@ -32,13 +32,15 @@ inline Result<Plan> try_plan(const PlanRequest& r) {
   o.env = r.env;
   o.command = split_command_line(r.command).value_or(std::vector<std::string>{});
   auto built = build_scenario(o);
-  if (!built) return built.error();
+  if (!built)
+    return built.error();
   return built->engine->plan(built->scenario);
 }
 
 inline Plan plan_of(const PlanRequest& r) {
   auto p = try_plan(r);
-  if (!p) ADD_FAILURE() << "plan failed: " << p.message();
+  if (!p)
+    ADD_FAILURE() << "plan failed: " << p.message();
   return p ? std::move(*p) : Plan{};
 }
 
@@ -63,7 +65,8 @@ inline std::string text(const Plan& p, const std::string& id) {
 
 inline bool has_finding(const Plan& p, const std::string& code) {
   for (const Finding& f : p.findings) {
-    if (f.code == code) return true;
+    if (f.code == code)
+      return true;
   }
   return false;
 }
@@ -71,7 +74,8 @@ inline bool has_finding(const Plan& p, const std::string& code) {
 /// The founding model on 4× RTX PRO 6000, calibrated as in sglang-capacity.md §12.4.
 inline PlanRequest qwen35_tp4(const std::string& extra = "", double after = 64.6) {
   PlanRequest r;
-  r.command = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 " + extra;
+  r.command =
+      "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 " + extra;
   r.before = 94.6;
   r.after = after;
   return r;

@@ -35,7 +35,9 @@ TEST(WorkedExample, MambaFullMemoryRatio2Gives165) {
 }
 
 TEST(WorkedExample, NoBufferStrategyGives195) {
-  EXPECT_EQ(num(plan_of(qwen35_tp4("--mamba-radix-cache-strategy no_buffer")), "max_running_requests"), 195);
+  EXPECT_EQ(
+      num(plan_of(qwen35_tp4("--mamba-radix-cache-strategy no_buffer")), "max_running_requests"),
+      195);
 }
 
 TEST(WorkedExample, DisabledRadixCacheGives586) {

@@ -4,7 +4,8 @@ namespace servescope {
 
 const std::string_view* find_embedded_file(std::string_view path) {
   for (const EmbeddedFile& f : embedded_files()) {
-    if (f.path == path) return &f.contents;
+    if (f.path == path)
+      return &f.contents;
   }
   return nullptr;
 }

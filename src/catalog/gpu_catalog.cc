@@ -13,10 +13,19 @@
 namespace servescope {
 namespace {
 
-constexpr std::array<std::string_view, 13> kColumns = {
-    "key",       "smi_name",          "memory_mib",       "compute_capability", "arch",
-    "mem_bw_tbps", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops",   "interconnect",
-    "interconnect_gbps", "tdp_w",     "source_note"};
+constexpr std::array<std::string_view, 13> kColumns = {"key",
+                                                       "smi_name",
+                                                       "memory_mib",
+                                                       "compute_capability",
+                                                       "arch",
+                                                       "mem_bw_tbps",
+                                                       "bf16_dense_tflops",
+                                                       "fp8_dense_tflops",
+                                                       "fp4_dense_tflops",
+                                                       "interconnect",
+                                                       "interconnect_gbps",
+                                                       "tdp_w",
+                                                       "source_note"};
 
 // libcsv callbacks collect fields into rows.
 struct CsvRows {
@@ -36,7 +45,8 @@ void on_row(int /*terminator*/, void* ctx) {
 
 Result<std::vector<std::vector<std::string>>> read_csv(std::string_view text) {
   csv_parser parser;
-  if (csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL) != 0) return fail("cannot initialise CSV parser");
+  if (csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL) != 0)
+    return fail("cannot initialise CSV parser");
   CsvRows rows;
   std::size_t parsed = csv_parse(&parser, text.data(), text.size(), on_field, on_row, &rows);
   if (parsed != text.size() || csv_fini(&parser, on_field, on_row, &rows) != 0) {
@@ -49,13 +59,17 @@ Result<std::vector<std::vector<std::string>>> read_csv(std::string_view text) {
 }
 
 double number_or_zero(const std::string& cell) {
-  if (trim(cell).empty()) return 0.0;
+  if (trim(cell).empty())
+    return 0.0;
   auto v = parse_double(cell);
-  if (!v) throw std::invalid_argument(cell);
+  if (!v)
+    throw std::invalid_argument(cell);
   return *v;
 }
 
-bool starts_with_gfx(std::string_view s) { return trim(s).rfind("gfx", 0) == 0; }
+bool starts_with_gfx(std::string_view s) {
+  return trim(s).rfind("gfx", 0) == 0;
+}
 
 std::string strip_ellipsis(std::string_view name, bool* truncated) {
   name = trim(name);
@@ -73,8 +87,10 @@ std::string strip_ellipsis(std::string_view name, bool* truncated) {
 
 Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
   auto rows = read_csv(csv_text);
-  if (!rows) return fail("gpus.csv: " + rows.message());
-  if (rows->empty()) return fail("gpus.csv: empty file");
+  if (!rows)
+    return fail("gpus.csv: " + rows.message());
+  if (rows->empty())
+    return fail("gpus.csv: empty file");
   const auto& header = rows->front();
   if (header.size() != kColumns.size()) {
     return fail(fmt::format("gpus.csv: expected {} columns, header has {}", kColumns.size(),
@@ -82,14 +98,15 @@ Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
   }
   for (std::size_t i = 0; i < kColumns.size(); ++i) {
     if (header[i] != kColumns[i]) {
-      return fail(fmt::format("gpus.csv: column {} is '{}', expected '{}'", i + 1, header[i],
-                              kColumns[i]));
+      return fail(
+          fmt::format("gpus.csv: column {} is '{}', expected '{}'", i + 1, header[i], kColumns[i]));
     }
   }
   GpuCatalog catalog;
   for (std::size_t r = 1; r < rows->size(); ++r) {
     const auto& row = (*rows)[r];
-    if (row.size() == 1 && trim(row[0]).empty()) continue;
+    if (row.size() == 1 && trim(row[0]).empty())
+      continue;
     if (row.size() != kColumns.size()) {
       return fail(fmt::format("gpus.csv line {}: {} fields, expected {}", r + 1, row.size(),
                               kColumns.size()));
@@ -105,7 +122,8 @@ Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
         auto parts = split(row[3], '.');
         auto major = parse_int(parts[0]);
         auto minor = parts.size() > 1 ? parse_int(parts[1]) : std::optional<long long>(0);
-        if (!major || !minor) throw std::invalid_argument(row[3]);
+        if (!major || !minor)
+          throw std::invalid_argument(row[3]);
         g.cc_major = static_cast<int>(*major);
         g.cc_minor = static_cast<int>(*minor);
       }
@@ -121,7 +139,8 @@ Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
     } catch (const std::invalid_argument& e) {
       return fail(fmt::format("gpus.csv line {}: '{}' is not a number", r + 1, e.what()));
     }
-    if (g.memory_mib <= 0) return fail(fmt::format("gpus.csv line {}: memory_mib must be > 0", r + 1));
+    if (g.memory_mib <= 0)
+      return fail(fmt::format("gpus.csv line {}: memory_mib must be > 0", r + 1));
     catalog.gpus_.push_back(std::move(g));
   }
   return catalog;
@@ -130,9 +149,11 @@ Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
 const GpuCatalog& GpuCatalog::builtin() {
   static const GpuCatalog catalog = [] {
     const std::string_view* text = find_embedded_file("gpus.csv");
-    if (text == nullptr) throw std::logic_error("data/gpus.csv was not embedded");
+    if (text == nullptr)
+      throw std::logic_error("data/gpus.csv was not embedded");
     auto parsed = GpuCatalog::parse(*text);
-    if (!parsed) throw std::logic_error(parsed.message());
+    if (!parsed)
+      throw std::logic_error(parsed.message());
     return std::move(parsed).value();
   }();
   return catalog;
@@ -140,26 +161,31 @@ const GpuCatalog& GpuCatalog::builtin() {
 
 std::vector<std::string> GpuCatalog::keys() const {
   std::vector<std::string> out;
-  for (const GpuSpec& g : gpus_) out.push_back(g.key);
+  for (const GpuSpec& g : gpus_)
+    out.push_back(g.key);
   return out;
 }
 
 Result<GpuMatch> GpuCatalog::find(std::string_view name) const {
   bool truncated = false;
   const std::string wanted = to_lower(strip_ellipsis(name, &truncated));
-  if (wanted.empty()) return fail("--gpu: empty GPU name; give a catalog key such as h100-sxm");
+  if (wanted.empty())
+    return fail("--gpu: empty GPU name; give a catalog key such as h100-sxm");
   auto without_vendor = [](std::string s) {
     for (std::string_view p : {std::string_view("nvidia "), std::string_view("tesla ")}) {
-      if (s.rfind(p, 0) == 0) s.erase(0, p.size());
+      if (s.rfind(p, 0) == 0)
+        s.erase(0, p.size());
     }
     return s;
   };
   for (const GpuSpec& g : gpus_) {
-    if (to_lower(g.key) == wanted) return GpuMatch{&g, {}};
+    if (to_lower(g.key) == wanted)
+      return GpuMatch{&g, {}};
   }
   for (const GpuSpec& g : gpus_) {
     const std::string smi = to_lower(g.smi_name);
-    if (smi == wanted || without_vendor(smi) == without_vendor(wanted)) return GpuMatch{&g, {}};
+    if (smi == wanted || without_vendor(smi) == without_vendor(wanted))
+      return GpuMatch{&g, {}};
   }
   if (truncated) {
     std::vector<const GpuSpec*> hits;
@@ -173,18 +199,21 @@ Result<GpuMatch> GpuCatalog::find(std::string_view name) const {
       GpuMatch m{hits.front(), {}};
       if (hits.size() > 1) {
         std::string others;
-        for (std::size_t i = 1; i < hits.size(); ++i) others += (i > 1 ? ", " : "") + hits[i]->key;
-        m.note = fmt::format("'{}' is cut short and also matches {}; using {} (same memory and "
-                             "compute capability; pass --gpu KEY to choose)",
-                             name, others, hits.front()->key);
+        for (std::size_t i = 1; i < hits.size(); ++i)
+          others += (i > 1 ? ", " : "") + hits[i]->key;
+        m.note = fmt::format(
+            "'{}' is cut short and also matches {}; using {} (same memory and "
+            "compute capability; pass --gpu KEY to choose)",
+            name, others, hits.front()->key);
       }
       return m;
     }
   }
   auto near = closest(name, keys(), 4);
-  return fail(fmt::format("--gpu '{}': unknown GPU; closest catalog keys: {} (all keys: "
-                          "servescope gpus)",
-                          name, fmt::join(near, ", ")));
+  return fail(
+      fmt::format("--gpu '{}': unknown GPU; closest catalog keys: {} (all keys: "
+                  "servescope gpus)",
+                  name, fmt::join(near, ", ")));
 }
 
 }  // namespace servescope

@@ -12,11 +12,11 @@
 namespace servescope {
 
 struct GpuSpec {
-  std::string key;         // catalog key, e.g. "rtx-pro-6000"
-  std::string smi_name;    // what `nvidia-smi --query-gpu=name` prints
-  std::int64_t memory_mib = 0;  // NVML total, what SGLang's get_nvgpu_memory_capacity reads
+  std::string key;                 // catalog key, e.g. "rtx-pro-6000"
+  std::string smi_name;            // what `nvidia-smi --query-gpu=name` prints
+  std::int64_t memory_mib = 0;     // NVML total, what SGLang's get_nvgpu_memory_capacity reads
   std::string compute_capability;  // "12.0", or "gfx942" for AMD
-  int cc_major = 0;        // 0 for AMD
+  int cc_major = 0;                // 0 for AMD
   int cc_minor = 0;
   bool is_amd = false;
   std::string arch;

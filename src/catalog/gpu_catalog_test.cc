@@ -55,7 +55,8 @@ TEST(GpuCatalog, UnknownNameListsClosestKeys) {
 TEST(GpuCatalog, RejectsMalformedCsv) {
   EXPECT_FALSE(GpuCatalog::parse("key,smi_name\nx,y\n"));
   auto bad_number = GpuCatalog::parse(
-      "key,smi_name,memory_mib,compute_capability,arch,mem_bw_tbps,bf16_dense_tflops,fp8_dense_tflops,"
+      "key,smi_name,memory_mib,compute_capability,arch,mem_bw_tbps,bf16_dense_tflops,fp8_dense_"
+      "tflops,"
       "fp4_dense_tflops,interconnect,interconnect_gbps,tdp_w,source_note\n"
       "g,G,lots,9.0,Hopper,1,1,1,,x,1,1,n\n");
   ASSERT_FALSE(bad_number);
@@ -63,7 +64,8 @@ TEST(GpuCatalog, RejectsMalformedCsv) {
 }
 
 TEST(GpuCatalog, EveryRowHasASourceNote) {
-  for (const GpuSpec& g : GpuCatalog::builtin().gpus()) EXPECT_FALSE(g.source_note.empty()) << g.key;
+  for (const GpuSpec& g : GpuCatalog::builtin().gpus())
+    EXPECT_FALSE(g.source_note.empty()) << g.key;
   EXPECT_GE(GpuCatalog::builtin().gpus().size(), 30u);
 }
 

@@ -20,19 +20,22 @@ std::string id_from_path(std::string_view path) {
   path.remove_suffix(kJson.size());
   std::string id(path);
   auto sep = id.find("--");
-  if (sep != std::string::npos) id.replace(sep, 2, "/");
+  if (sep != std::string::npos)
+    id.replace(sep, 2, "/");
   return id;
 }
 
 std::string path_from_id(std::string_view id) {
   std::string name(id);
   auto slash = name.find('/');
-  if (slash != std::string::npos) name.replace(slash, 1, "--");
+  if (slash != std::string::npos)
+    name.replace(slash, 1, "--");
   return std::string(kModelsDir) + name + std::string(kJson);
 }
 
 std::string last_component(std::string_view spec) {
-  while (!spec.empty() && spec.back() == '/') spec.remove_suffix(1);
+  while (!spec.empty() && spec.back() == '/')
+    spec.remove_suffix(1);
   auto slash = spec.rfind('/');
   return std::string(slash == std::string_view::npos ? spec : spec.substr(slash + 1));
 }
@@ -53,27 +56,33 @@ std::vector<std::string> bundled_model_ids() {
 std::string resolve_bundled_id(std::string_view spec) {
   const std::vector<std::string> ids = bundled_model_ids();
   for (const std::string& id : ids) {
-    if (iequals(id, spec)) return id;
+    if (iequals(id, spec))
+      return id;
   }
   // A local copy ("/models/Qwen3-8B", "~/hf/Qwen--Qwen3-8B") names the model by its last
   // path component; match it against the bundled names without their organisation.
   const std::string tail = last_component(spec);
-  if (tail.empty()) return {};
+  if (tail.empty())
+    return {};
   for (const std::string& id : ids) {
     const std::string name = last_component(id);
     std::string dashed = id;
-    if (auto slash = dashed.find('/'); slash != std::string::npos) dashed.replace(slash, 1, "--");
-    if (iequals(name, tail) || iequals(dashed, tail)) return id;
+    if (auto slash = dashed.find('/'); slash != std::string::npos)
+      dashed.replace(slash, 1, "--");
+    if (iequals(name, tail) || iequals(dashed, tail))
+      return id;
   }
   return {};
 }
 
 Result<ModelShape> load_model(std::string_view spec_view) {
   const std::string spec(trim(spec_view));
-  if (spec.empty()) return fail("--model: empty; give a config.json path, a model directory or a Hugging Face id");
+  if (spec.empty())
+    return fail("--model: empty; give a config.json path, a model directory or a Hugging Face id");
   if (is_regular_file(spec)) {
     auto text = read_file(spec);
-    if (!text) return text.error();
+    if (!text)
+      return text.error();
     return read_model_config(*text, spec);
   }
   if (is_directory(spec)) {
@@ -82,19 +91,22 @@ Result<ModelShape> load_model(std::string_view spec_view) {
       return fail(fmt::format("--model {}: directory has no config.json", spec));
     }
     auto text = read_file(path);
-    if (!text) return text.error();
+    if (!text)
+      return text.error();
     return read_model_config(*text, path);
   }
   const std::string id = resolve_bundled_id(spec);
   if (!id.empty()) {
     const std::string_view* text = find_embedded_file(path_from_id(id));
     auto shape = read_model_config(*text, "bundled " + id + " config.json");
-    if (shape) shape->source = id;
+    if (shape)
+      shape->source = id;
     return shape;
   }
-  return fail(fmt::format("model '{}': no config.json at that path and no bundled config for it; "
-                          "pass --model PATH/config.json (closest bundled: {})",
-                          spec, fmt::join(closest(last_component(spec), bundled_model_ids(), 3), ", ")));
+  return fail(
+      fmt::format("model '{}': no config.json at that path and no bundled config for it; "
+                  "pass --model PATH/config.json (closest bundled: {})",
+                  spec, fmt::join(closest(last_component(spec), bundled_model_ids(), 3), ", ")));
 }
 
 }  // namespace servescope

@@ -23,14 +23,22 @@ struct FamilyEntry {
 // model_type -> how its layers and FFN are laid out. Text sub-configs carry their own
 // model_type ("qwen3_5_moe_text", "llama4_text"); the top-level type is listed here.
 constexpr FamilyEntry kFamilies[] = {
-    {"llama", Family::kDense},          {"mistral", Family::kDense},
-    {"qwen2", Family::kDense},          {"qwen3", Family::kDense},
-    {"qwen3_moe", Family::kMoe},        {"mixtral", Family::kMoe},
-    {"llama4", Family::kMoe},           {"glm4_moe", Family::kMoe},
-    {"deepseek_v2", Family::kMla},      {"deepseek_v3", Family::kMla},
-    {"kimi_k2", Family::kMla},          {"qwen3_next", Family::kHybridLinear},
-    {"qwen3_5_moe", Family::kHybridLinear}, {"qwen3_5", Family::kHybridLinear},
-    {"gemma3", Family::kSlidingWindow}, {"gemma3_text", Family::kSlidingWindow},
+    {"llama", Family::kDense},
+    {"mistral", Family::kDense},
+    {"qwen2", Family::kDense},
+    {"qwen3", Family::kDense},
+    {"qwen3_moe", Family::kMoe},
+    {"mixtral", Family::kMoe},
+    {"llama4", Family::kMoe},
+    {"glm4_moe", Family::kMoe},
+    {"deepseek_v2", Family::kMla},
+    {"deepseek_v3", Family::kMla},
+    {"kimi_k2", Family::kMla},
+    {"qwen3_next", Family::kHybridLinear},
+    {"qwen3_5_moe", Family::kHybridLinear},
+    {"qwen3_5", Family::kHybridLinear},
+    {"gemma3", Family::kSlidingWindow},
+    {"gemma3_text", Family::kSlidingWindow},
     {"gpt_oss", Family::kSlidingWindow},
 };
 
@@ -42,34 +50,73 @@ constexpr std::string_view kContextLengthKeys[] = {"max_sequence_length", "seq_l
 
 // Architectures with a vision or audio encoder (the multimodal architectures SGLang lists in
 // configs/model_config.py::multimodal_model_archs, main 2026-07-20).
-constexpr std::string_view kMultimodalArchitectures[] = {
-    "CLIPModel", "Cohere2VisionForConditionalGeneration", "DeepseekVL2ForCausalLM",
-    "Ernie4_5_VLMoeForConditionalGeneration", "MiniMaxM3SparseForConditionalGeneration",
-    "Gemma3ForConditionalGeneration", "Gemma3nForConditionalGeneration",
-    "Gemma4ForConditionalGeneration", "Gemma4UnifiedForConditionalGeneration",
-    "Glm4vForConditionalGeneration", "Glm4vMoeForConditionalGeneration",
-    "GlmOcrForConditionalGeneration", "GlmAsrForConditionalGeneration",
-    "GlmImageForConditionalGeneration", "Grok1VForCausalLM", "Grok1AForCausalLM",
-    "LlavaLlamaForCausalLM", "Llama4ForConditionalGeneration", "LlavaMistralForCausalLM",
-    "LlavaQwenForCausalLM", "LlavaForConditionalGeneration", "LlavaVidForCausalLM",
-    "Lfm2VlForConditionalGeneration", "LightOnOCRForConditionalGeneration",
-    "MiMoV2ASRForCausalLM", "MiniCPMO", "MiniCPMV", "Mistral3ForConditionalGeneration",
-    "MultiModalityCausalLM", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration",
-    "NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", "PixtralForConditionalGeneration",
-    "Qwen2AudioForConditionalGeneration", "Qwen2VLForConditionalGeneration",
-    "Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration",
-    "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
-    "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
-    "Qwen3ASRForConditionalGeneration", "Qwen3OmniMoeForConditionalGeneration",
-    "KimiVLForConditionalGeneration", "LocateAnythingForConditionalGeneration",
-    "InternVLChatModel", "InternS1ForConditionalGeneration", "InternS1ProForConditionalGeneration",
-    "Phi4MMForCausalLM", "VoxtralForConditionalGeneration", "WhisperForConditionalGeneration",
-    "Step3VLForConditionalGeneration", "POINTSV15ChatModel", "DotsVLMForCausalLM",
-    "DotsOCRForCausalLM", "Sarashina2VisionForCausalLM", "NVILAForConditionalGeneration",
-    "NVILALiteForConditionalGeneration", "DeepseekOCRForCausalLM", "UnlimitedOCRForCausalLM",
-    "JetVLMForConditionalGeneration", "PaddleOCRVLForConditionalGeneration", "MiDashengLMModel",
-    "StepVLForConditionalGeneration", "Step3p7ForConditionalGeneration",
-    "KimiK25ForConditionalGeneration"};
+constexpr std::string_view kMultimodalArchitectures[] = {"CLIPModel",
+                                                         "Cohere2VisionForConditionalGeneration",
+                                                         "DeepseekVL2ForCausalLM",
+                                                         "Ernie4_5_VLMoeForConditionalGeneration",
+                                                         "MiniMaxM3SparseForConditionalGeneration",
+                                                         "Gemma3ForConditionalGeneration",
+                                                         "Gemma3nForConditionalGeneration",
+                                                         "Gemma4ForConditionalGeneration",
+                                                         "Gemma4UnifiedForConditionalGeneration",
+                                                         "Glm4vForConditionalGeneration",
+                                                         "Glm4vMoeForConditionalGeneration",
+                                                         "GlmOcrForConditionalGeneration",
+                                                         "GlmAsrForConditionalGeneration",
+                                                         "GlmImageForConditionalGeneration",
+                                                         "Grok1VForCausalLM",
+                                                         "Grok1AForCausalLM",
+                                                         "LlavaLlamaForCausalLM",
+                                                         "Llama4ForConditionalGeneration",
+                                                         "LlavaMistralForCausalLM",
+                                                         "LlavaQwenForCausalLM",
+                                                         "LlavaForConditionalGeneration",
+                                                         "LlavaVidForCausalLM",
+                                                         "Lfm2VlForConditionalGeneration",
+                                                         "LightOnOCRForConditionalGeneration",
+                                                         "MiMoV2ASRForCausalLM",
+                                                         "MiniCPMO",
+                                                         "MiniCPMV",
+                                                         "Mistral3ForConditionalGeneration",
+                                                         "MultiModalityCausalLM",
+                                                         "MllamaForConditionalGeneration",
+                                                         "MossVLForConditionalGeneration",
+                                                         "NemotronH_Nano_VL_V2",
+                                                         "NemotronH_Nano_Omni_Reasoning_V3",
+                                                         "PixtralForConditionalGeneration",
+                                                         "Qwen2AudioForConditionalGeneration",
+                                                         "Qwen2VLForConditionalGeneration",
+                                                         "Qwen2_5_VLForConditionalGeneration",
+                                                         "Qwen3VLForConditionalGeneration",
+                                                         "Qwen3VLMoeForConditionalGeneration",
+                                                         "Qwen3_5ForConditionalGeneration",
+                                                         "Qwen3_5MoeForConditionalGeneration",
+                                                         "InternS2PreviewForConditionalGeneration",
+                                                         "Qwen3ASRForConditionalGeneration",
+                                                         "Qwen3OmniMoeForConditionalGeneration",
+                                                         "KimiVLForConditionalGeneration",
+                                                         "LocateAnythingForConditionalGeneration",
+                                                         "InternVLChatModel",
+                                                         "InternS1ForConditionalGeneration",
+                                                         "InternS1ProForConditionalGeneration",
+                                                         "Phi4MMForCausalLM",
+                                                         "VoxtralForConditionalGeneration",
+                                                         "WhisperForConditionalGeneration",
+                                                         "Step3VLForConditionalGeneration",
+                                                         "POINTSV15ChatModel",
+                                                         "DotsVLMForCausalLM",
+                                                         "DotsOCRForCausalLM",
+                                                         "Sarashina2VisionForCausalLM",
+                                                         "NVILAForConditionalGeneration",
+                                                         "NVILALiteForConditionalGeneration",
+                                                         "DeepseekOCRForCausalLM",
+                                                         "UnlimitedOCRForCausalLM",
+                                                         "JetVLMForConditionalGeneration",
+                                                         "PaddleOCRVLForConditionalGeneration",
+                                                         "MiDashengLMModel",
+                                                         "StepVLForConditionalGeneration",
+                                                         "Step3p7ForConditionalGeneration",
+                                                         "KimiK25ForConditionalGeneration"};
 
 class ConfigReader {
  public:
@@ -99,18 +146,21 @@ class ConfigReader {
 std::optional<int> ConfigReader::get_int(const json& obj, std::string_view key, bool required) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) {
-    if (required && missing_.empty()) missing_ = field(key);
+    if (required && missing_.empty())
+      missing_ = field(key);
     return std::nullopt;
   }
   if (!it->is_number_integer()) {
-    if (missing_.empty()) missing_ = field(key) + " (not an integer)";
+    if (missing_.empty())
+      missing_ = field(key) + " (not an integer)";
     return std::nullopt;
   }
   return it->get<int>();
 }
 
 Result<ModelShape> ConfigReader::read() {
-  if (!root_.is_object()) return error("config.json is not a JSON object");
+  if (!root_.is_object())
+    return error("config.json is not a JSON object");
   auto archs = root_.find("architectures");
   if (archs != root_.end() && archs->is_array() && !archs->empty() && archs->front().is_string()) {
     shape_.architecture = archs->front().get<std::string>();
@@ -122,13 +172,14 @@ Result<ModelShape> ConfigReader::read() {
   shape_.model_type = mt->get<std::string>();
   const FamilyEntry* entry = nullptr;
   for (const FamilyEntry& e : kFamilies) {
-    if (e.model_type == shape_.model_type) entry = &e;
+    if (e.model_type == shape_.model_type)
+      entry = &e;
   }
   if (entry == nullptr) {
-    return error(fmt::format("model_type '{}' (architectures[0] '{}') is not modelled; "
-                             "supported model_type values: {}",
-                             shape_.model_type, shape_.architecture,
-                             fmt::join(supported_model_types(), ", ")));
+    return error(fmt::format(
+        "model_type '{}' (architectures[0] '{}') is not modelled; "
+        "supported model_type values: {}",
+        shape_.model_type, shape_.architecture, fmt::join(supported_model_types(), ", ")));
   }
   shape_.multimodal =
       std::find(std::begin(kMultimodalArchitectures), std::end(kMultimodalArchitectures),
@@ -149,16 +200,21 @@ Result<ModelShape> ConfigReader::read() {
   }
 
   Status st = read_attention(*text);
-  if (!st) return st.error();
+  if (!st)
+    return st.error();
   st = read_layers(*text, entry->family);
-  if (!st) return st.error();
+  if (!st)
+    return st.error();
   st = read_moe(*text, entry->family);
-  if (!st) return st.error();
+  if (!st)
+    return st.error();
   st = read_quantization();
-  if (!st) return st.error();
+  if (!st)
+    return st.error();
   read_context_length(*text);
   read_vision();
-  if (!missing_.empty()) return error(fmt::format("field '{}' is missing or invalid", missing_));
+  if (!missing_.empty())
+    return error(fmt::format("field '{}' is missing or invalid", missing_));
   return shape_;
 }
 
@@ -167,7 +223,8 @@ Status ConfigReader::read_attention(const json& text) {
   shape_.hidden_size = get_int(text, "hidden_size", true).value_or(0);
   shape_.num_attention_heads = get_int(text, "num_attention_heads", true).value_or(0);
   shape_.vocab_size = get_int(text, "vocab_size", true).value_or(0);
-  if (!missing_.empty()) return error(fmt::format("field '{}' is missing or invalid", missing_));
+  if (!missing_.empty())
+    return error(fmt::format("field '{}' is missing or invalid", missing_));
   if (shape_.num_layers <= 0 || shape_.hidden_size <= 0 || shape_.num_attention_heads <= 0) {
     return error(fmt::format("{}, {} and {} must be positive", field("num_hidden_layers"),
                              field("hidden_size"), field("num_attention_heads")));
@@ -181,16 +238,19 @@ Status ConfigReader::read_attention(const json& text) {
     }
   }
   // ModelConfig._derive_model_shapes: head_dim defaults to hidden // heads, v_head_dim to it.
-  shape_.head_dim = get_int(text, "head_dim", false)
-                        .value_or(shape_.hidden_size / shape_.num_attention_heads);
+  shape_.head_dim =
+      get_int(text, "head_dim", false).value_or(shape_.hidden_size / shape_.num_attention_heads);
   shape_.v_head_dim = shape_.head_dim;
   shape_.intermediate_size = get_int(text, "intermediate_size", false).value_or(0);
-  shape_.tie_word_embeddings = text.value("tie_word_embeddings", root_.value("tie_word_embeddings", false));
+  shape_.tie_word_embeddings =
+      text.value("tie_word_embeddings", root_.value("tie_word_embeddings", false));
   shape_.attention_bias = text.value("attention_bias", shape_.model_type == "qwen2");
   shape_.attention_output_gate = text.value("attn_output_gate", shape_.model_type == "qwen3_next");
-  if (auto sw = get_int(text, "sliding_window", false)) shape_.sliding_window = *sw;
+  if (auto sw = get_int(text, "sliding_window", false))
+    shape_.sliding_window = *sw;
   for (std::string_view key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
-    if (auto v = get_int(text, key, false)) shape_.mtp_layers = std::max(shape_.mtp_layers, *v);
+    if (auto v = get_int(text, key, false))
+      shape_.mtp_layers = std::max(shape_.mtp_layers, *v);
   }
   if (text.contains("kv_lora_rank") && !text["kv_lora_rank"].is_null()) {
     MlaDims m;
@@ -209,7 +269,9 @@ Status ConfigReader::read_layers(const json& text, Family family) {
   shape_.layer_kinds.assign(static_cast<std::size_t>(n), LayerKind::kFullAttention);
   switch (family) {
     case Family::kMla:
-      if (!shape_.mla) return error(fmt::format("field '{}' is missing (an MLA model needs it)", field("kv_lora_rank")));
+      if (!shape_.mla)
+        return error(
+            fmt::format("field '{}' is missing (an MLA model needs it)", field("kv_lora_rank")));
       shape_.layer_kinds.assign(static_cast<std::size_t>(n), LayerKind::kMla);
       shape_.v_head_dim = shape_.mla->v_head_dim;
       break;
@@ -224,7 +286,8 @@ Status ConfigReader::read_layers(const json& text, Family family) {
       if (auto it = text.find("mamba_ssm_dtype"); it != text.end() && it->is_string()) {
         l.ssm_dtype = it->get<std::string>();
       }
-      if (!missing_.empty()) return error(fmt::format("field '{}' is missing or invalid", missing_));
+      if (!missing_.empty())
+        return error(fmt::format("field '{}' is missing or invalid", missing_));
       if (l.full_attention_interval <= 0) {
         return error(fmt::format("{} must be positive", field("full_attention_interval")));
       }
@@ -242,8 +305,8 @@ Status ConfigReader::read_layers(const json& text, Family family) {
       auto lt = text.find("layer_types");
       if (lt != text.end() && lt->is_array()) {
         if (static_cast<int>(lt->size()) != n) {
-          return error(fmt::format("{} has {} entries for {} layers", field("layer_types"),
-                                   lt->size(), n));
+          return error(
+              fmt::format("{} has {} entries for {} layers", field("layer_types"), lt->size(), n));
         }
         for (int i = 0; i < n; ++i) {
           const json& t = (*lt)[static_cast<std::size_t>(i)];
@@ -274,12 +337,14 @@ Status ConfigReader::read_layers(const json& text, Family family) {
         if (auto chunk = get_int(text, "attention_chunk_size", false)) {
           shape_.sliding_window = *chunk;
           for (int i = 0; i < n; ++i) {
-            if ((i + 1) % 4 != 0) shape_.layer_kinds[static_cast<std::size_t>(i)] = LayerKind::kSlidingAttention;
+            if ((i + 1) % 4 != 0)
+              shape_.layer_kinds[static_cast<std::size_t>(i)] = LayerKind::kSlidingAttention;
           }
         }
       }
       break;
-    case Family::kDense: break;
+    case Family::kDense:
+      break;
   }
   return ok_status();
 }
@@ -288,7 +353,8 @@ Status ConfigReader::read_moe(const json& text, Family family) {
   const bool moe_family = family == Family::kMoe || family == Family::kMla ||
                           shape_.model_type == "qwen3_next" || shape_.model_type == "qwen3_5_moe" ||
                           shape_.model_type == "gpt_oss";
-  if (!moe_family) return ok_status();
+  if (!moe_family)
+    return ok_status();
   MoeDims m;
   for (std::string_view key : {"num_experts", "n_routed_experts", "num_local_experts"}) {
     if (auto v = get_int(text, key, false)) {
@@ -297,15 +363,18 @@ Status ConfigReader::read_moe(const json& text, Family family) {
     }
   }
   if (m.num_experts == 0) {
-    if (family == Family::kMla) return ok_status();  // DeepSeek-V2 dense variants
+    if (family == Family::kMla)
+      return ok_status();  // DeepSeek-V2 dense variants
     return error(fmt::format("field '{}' is missing (an MoE model needs its expert count)",
                              field("num_experts")));
   }
   m.experts_per_token = get_int(text, "num_experts_per_tok", false)
                             .value_or(get_int(text, "experts_per_token", false).value_or(0));
-  m.expert_intermediate = get_int(text, "moe_intermediate_size", false).value_or(shape_.intermediate_size);
+  m.expert_intermediate =
+      get_int(text, "moe_intermediate_size", false).value_or(shape_.intermediate_size);
   m.num_shared_experts = get_int(text, "n_shared_experts", false).value_or(0);
-  m.shared_expert_intermediate = get_int(text, "shared_expert_intermediate_size", false).value_or(0);
+  m.shared_expert_intermediate =
+      get_int(text, "shared_expert_intermediate_size", false).value_or(0);
   m.first_dense_layers = get_int(text, "first_k_dense_replace", false).value_or(0);
   m.moe_layer_step = get_int(text, "interleave_moe_layer_step", false)
                          .value_or(get_int(text, "decoder_sparse_step", false).value_or(1));
@@ -313,7 +382,8 @@ Status ConfigReader::read_moe(const json& text, Family family) {
     // Llama 4: intermediate_size is the expert (and shared expert) width;
     // intermediate_size_mlp is the dense layers' width.
     m.shared_expert_intermediate = shape_.intermediate_size;
-    shape_.intermediate_size = get_int(text, "intermediate_size_mlp", false).value_or(shape_.intermediate_size);
+    shape_.intermediate_size =
+        get_int(text, "intermediate_size_mlp", false).value_or(shape_.intermediate_size);
   }
   if (m.experts_per_token <= 0) {
     return error(fmt::format("field '{}' is missing", field("num_experts_per_tok")));
@@ -324,15 +394,18 @@ Status ConfigReader::read_moe(const json& text, Family family) {
 
 Status ConfigReader::read_quantization() {
   const json* qc = nullptr;
-  if (auto it = root_.find("quantization_config"); it != root_.end() && it->is_object()) qc = &*it;
-  if (qc == nullptr) return ok_status();
+  if (auto it = root_.find("quantization_config"); it != root_.end() && it->is_object())
+    qc = &*it;
+  if (qc == nullptr)
+    return ok_status();
   Quantization& q = shape_.quant;
   q.name = qc->value("quant_method", std::string());
   auto list_of = [&](std::string_view key) {
     std::vector<std::string> out;
     if (auto it = qc->find(key); it != qc->end() && it->is_array()) {
       for (const json& e : *it) {
-        if (e.is_string()) out.push_back(e.get<std::string>());
+        if (e.is_string())
+          out.push_back(e.get<std::string>());
       }
     }
     return out;
@@ -341,8 +414,9 @@ Status ConfigReader::read_quantization() {
   if (method == "fp8") {
     q.method = QuantMethod::kFp8;
     q.weight_bits = 8;
-    if (auto it = qc->find("weight_block_size"); it != qc->end() && it->is_array() && it->size() == 2 &&
-                                                 (*it)[0].is_number_integer() && (*it)[1].is_number_integer()) {
+    if (auto it = qc->find("weight_block_size"); it != qc->end() && it->is_array() &&
+                                                 it->size() == 2 && (*it)[0].is_number_integer() &&
+                                                 (*it)[1].is_number_integer()) {
       q.block_rows = (*it)[0].get<int>();
       q.block_cols = (*it)[1].get<int>();
       q.scale_bits_per_weight = 32.0 / (q.block_rows * q.block_cols);  // one fp32 scale per block
@@ -354,7 +428,8 @@ Status ConfigReader::read_quantization() {
     if (auto groups = qc->find("config_groups"); groups != qc->end() && groups->is_object()) {
       for (const auto& [name, group] : groups->items()) {
         auto w = group.find("weights");
-        if (w == group.end() || !w->is_object()) continue;
+        if (w == group.end() || !w->is_object())
+          continue;
         q.weight_bits = w->value("num_bits", 8);
         if (auto gs = w->find("group_size"); gs != w->end() && gs->is_number_integer()) {
           q.group_size = gs->get<int>();
@@ -364,13 +439,16 @@ Status ConfigReader::read_quantization() {
     }
     // Per-channel fp8 carries one fp32 scale per output row: negligible; int groups carry
     // an fp16 scale per group.
-    if (q.group_size > 0) q.scale_bits_per_weight = 16.0 / q.group_size;
+    if (q.group_size > 0)
+      q.scale_bits_per_weight = 16.0 / q.group_size;
     q.unconverted = list_of("ignore");
-  } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
+  } else if (method == "awq" || method == "gptq" || method == "awq_marlin" ||
+             method == "gptq_marlin") {
     q.method = method.rfind("awq", 0) == 0 ? QuantMethod::kAwq : QuantMethod::kGptq;
     q.weight_bits = qc->value("bits", qc->value("w_bit", 4));
     q.group_size = qc->value("group_size", qc->value("q_group_size", 128));
-    if (q.group_size > 0) q.scale_bits_per_weight = (16.0 + q.weight_bits) / q.group_size;
+    if (q.group_size > 0)
+      q.scale_bits_per_weight = (16.0 + q.weight_bits) / q.group_size;
     q.unconverted = list_of("modules_to_not_convert");
   } else if (method == "mxfp4") {
     q.method = QuantMethod::kMxfp4;
@@ -379,7 +457,8 @@ Status ConfigReader::read_quantization() {
     q.scale_bits_per_weight = 8.0 / 32;  // e8m0 scale per 32 elements
     q.unconverted = list_of("modules_to_not_convert");
   } else if (method == "modelopt" || method == "modelopt_fp4" || method == "nvfp4") {
-    const std::string algo = to_lower(qc->value("quant_algo", std::string(method == "modelopt" ? "fp8" : "nvfp4")));
+    const std::string algo =
+        to_lower(qc->value("quant_algo", std::string(method == "modelopt" ? "fp8" : "nvfp4")));
     if (algo == "nvfp4" || method != "modelopt") {
       q.method = QuantMethod::kNvfp4;
       q.weight_bits = 4;
@@ -392,9 +471,10 @@ Status ConfigReader::read_quantization() {
     q.unconverted = list_of("exclude_modules");
     q.kv_cache_quant_algo = qc->value("kv_cache_quant_algo", std::string());
   } else {
-    return error(fmt::format("quantization_config.quant_method '{}' is not modelled; supported: "
-                             "fp8, compressed-tensors, awq, gptq, mxfp4, modelopt (fp8/nvfp4)",
-                             q.name));
+    return error(
+        fmt::format("quantization_config.quant_method '{}' is not modelled; supported: "
+                    "fp8, compressed-tensors, awq, gptq, mxfp4, modelopt (fp8/nvfp4)",
+                    q.name));
   }
   q.index_unconverted();
   return ok_status();
@@ -406,9 +486,12 @@ void ConfigReader::read_context_length(const json& text) {
   double factor = 1;
   auto rs = text.find("rope_scaling");
   if (rs != text.end() && rs->is_object() && !rs->empty()) {
-    if (auto f = rs->find("factor"); f != rs->end() && f->is_number()) factor = f->get<double>();
-    if (rs->contains("original_max_position_embeddings")) factor = 1;
-    if (rs->value("rope_type", std::string()) == "llama3") factor = 1;
+    if (auto f = rs->find("factor"); f != rs->end() && f->is_number())
+      factor = f->get<double>();
+    if (rs->contains("original_max_position_embeddings"))
+      factor = 1;
+    if (rs->value("rope_type", std::string()) == "llama3")
+      factor = 1;
   }
   for (std::string_view key : kContextLengthKeys) {
     auto it = text.find(key);
@@ -424,7 +507,8 @@ void ConfigReader::read_context_length(const json& text) {
 
 void ConfigReader::read_vision() {
   auto vc = root_.find("vision_config");
-  if (vc == root_.end() || !vc->is_object()) return;
+  if (vc == root_.end() || !vc->is_object())
+    return;
   shape_.vision.present = true;
   if (auto it = vc->find("num_hidden_layers"); it != vc->end() && it->is_number_integer()) {
     shape_.vision.num_hidden_layers = it->get<int>();
@@ -441,7 +525,8 @@ void ConfigReader::read_vision() {
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes = [] {
     std::vector<std::string> out;
-    for (const FamilyEntry& e : kFamilies) out.emplace_back(e.model_type);
+    for (const FamilyEntry& e : kFamilies)
+      out.emplace_back(e.model_type);
     return out;
   }();
   return kTypes;
@@ -452,12 +537,14 @@ Result<ModelShape> read_model_config(std::string_view json_text, std::string_vie
   try {
     root = json::parse(json_text);
   } catch (const json::parse_error& e) {
-    return fail(fmt::format("{}: not valid JSON at byte {} (is the file complete?)", source, e.byte));
+    return fail(
+        fmt::format("{}: not valid JSON at byte {} (is the file complete?)", source, e.byte));
   }
   try {
     ConfigReader reader(root, source);
     auto shape = reader.read();
-    if (shape) shape->source = std::string(source);
+    if (shape)
+      shape->source = std::string(source);
     return shape;
   } catch (const json::exception& e) {
     // nlohmann's type errors name the expected type; the field is in the message.

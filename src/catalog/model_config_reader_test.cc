@@ -56,7 +56,8 @@ TEST(ModelConfig, DeepSeekV3IsMla) {
   EXPECT_EQ(m.mla->kv_lora_rank, 512);
   EXPECT_EQ(m.mla->qk_rope_head_dim, 64);
   EXPECT_EQ(m.count_layers(LayerKind::kMla), 61);
-  EXPECT_EQ(m.context_length, 163840) << "yarn with original_max_position_embeddings keeps factor 1";
+  EXPECT_EQ(m.context_length, 163840)
+      << "yarn with original_max_position_embeddings keeps factor 1";
   EXPECT_EQ(m.moe->first_dense_layers, 3);
 }
 
@@ -96,13 +97,15 @@ TEST(ModelConfig, MalformedJsonNamesTheFileAndByte) {
 }
 
 TEST(ModelConfig, UnknownArchitectureNamesTheField) {
-  auto m = read_model_config(R"({"model_type": "mamba", "architectures": ["MambaForCausalLM"]})", "cfg.json");
+  auto m = read_model_config(R"({"model_type": "mamba", "architectures": ["MambaForCausalLM"]})",
+                             "cfg.json");
   ASSERT_FALSE(m);
   EXPECT_NE(m.message().find("model_type 'mamba'"), std::string::npos) << m.message();
 }
 
 TEST(ModelConfig, MissingFieldIsNamed) {
-  auto m = read_model_config(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64})", "cfg.json");
+  auto m = read_model_config(
+      R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64})", "cfg.json");
   ASSERT_FALSE(m);
   EXPECT_NE(m.message().find("num_attention_heads"), std::string::npos) << m.message();
 }

@@ -8,14 +8,16 @@ namespace servescope {
 
 int ModelShape::count_layers(LayerKind kind) const {
   int n = 0;
-  for (LayerKind k : layer_kinds) n += k == kind ? 1 : 0;
+  for (LayerKind k : layer_kinds)
+    n += k == kind ? 1 : 0;
   return n;
 }
 
 std::vector<int> ModelShape::full_attention_layer_ids() const {
   std::vector<int> ids;
   for (std::size_t i = 0; i < layer_kinds.size(); ++i) {
-    if (layer_kinds[i] != LayerKind::kLinearAttention) ids.push_back(static_cast<int>(i));
+    if (layer_kinds[i] != LayerKind::kLinearAttention)
+      ids.push_back(static_cast<int>(i));
   }
   return ids;
 }
@@ -39,10 +41,14 @@ std::string ModelShape::summary() const {
 
 double dtype_bytes(std::string_view dtype) {
   const std::string d = to_lower(dtype);
-  if (d == "float32" || d == "fp32" || d == "float") return 4;
-  if (d == "bfloat16" || d == "bf16" || d == "float16" || d == "fp16" || d == "half") return 2;
-  if (d.rfind("fp8", 0) == 0 || d.rfind("float8", 0) == 0 || d == "int8") return 1;
-  if (d.rfind("fp4", 0) == 0) return 0.5;
+  if (d == "float32" || d == "fp32" || d == "float")
+    return 4;
+  if (d == "bfloat16" || d == "bf16" || d == "float16" || d == "fp16" || d == "half")
+    return 2;
+  if (d.rfind("fp8", 0) == 0 || d.rfind("float8", 0) == 0 || d == "int8")
+    return 1;
+  if (d.rfind("fp4", 0) == 0)
+    return 0.5;
   return 0;
 }
 

@@ -29,10 +29,10 @@ struct MoeDims {
   int num_experts = 0;
   int experts_per_token = 0;
   int expert_intermediate = 0;
-  int num_shared_experts = 0;         // DeepSeek-style shared experts of expert size
-  int shared_expert_intermediate = 0; // Qwen-style single shared expert of its own size
-  int first_dense_layers = 0;         // DeepSeek first_k_dense_replace
-  int moe_layer_step = 1;             // every Nth layer is MoE (llama4 interleave)
+  int num_shared_experts = 0;          // DeepSeek-style shared experts of expert size
+  int shared_expert_intermediate = 0;  // Qwen-style single shared expert of its own size
+  int first_dense_layers = 0;          // DeepSeek first_k_dense_replace
+  int moe_layer_step = 1;              // every Nth layer is MoE (llama4 interleave)
 };
 
 /// Gated-DeltaNet dims (Qwen3-Next, Qwen3.5): linear_* fields of config.json.

@@ -15,16 +15,20 @@ std::string normalise_module(std::string_view path) {
   std::string out;
   for (std::string_view part : split(path, '.')) {
     bool digits = !part.empty();
-    for (char c : part) digits = digits && std::isdigit(static_cast<unsigned char>(c));
-    if (!out.empty()) out += '.';
+    for (char c : part)
+      digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    if (!out.empty())
+      out += '.';
     out += digits ? std::string("*") : std::string(part);
   }
   return out;
 }
 
 bool ends_with_segments(std::string_view haystack, std::string_view needle) {
-  if (needle.size() > haystack.size()) return false;
-  if (haystack.substr(haystack.size() - needle.size()) != needle) return false;
+  if (needle.size() > haystack.size())
+    return false;
+  if (haystack.substr(haystack.size() - needle.size()) != needle)
+    return false;
   return haystack.size() == needle.size() || haystack[haystack.size() - needle.size() - 1] == '.';
 }
 
@@ -32,14 +36,22 @@ bool ends_with_segments(std::string_view haystack, std::string_view needle) {
 
 std::string_view quant_method_name(QuantMethod m) {
   switch (m) {
-    case QuantMethod::kNone: return "none";
-    case QuantMethod::kFp8: return "fp8";
-    case QuantMethod::kCompressedTensors: return "compressed-tensors";
-    case QuantMethod::kAwq: return "awq";
-    case QuantMethod::kGptq: return "gptq";
-    case QuantMethod::kMxfp4: return "mxfp4";
-    case QuantMethod::kNvfp4: return "nvfp4";
-    case QuantMethod::kModeloptFp8: return "modelopt-fp8";
+    case QuantMethod::kNone:
+      return "none";
+    case QuantMethod::kFp8:
+      return "fp8";
+    case QuantMethod::kCompressedTensors:
+      return "compressed-tensors";
+    case QuantMethod::kAwq:
+      return "awq";
+    case QuantMethod::kGptq:
+      return "gptq";
+    case QuantMethod::kMxfp4:
+      return "mxfp4";
+    case QuantMethod::kNvfp4:
+      return "nvfp4";
+    case QuantMethod::kModeloptFp8:
+      return "modelopt-fp8";
   }
   return "?";
 }
@@ -52,11 +64,14 @@ bool Quantization::keeps_unquantized(std::string_view module_path) const {
   for (const std::string& pattern : unconverted_patterns_) {
     std::string_view probe = wanted;
     while (true) {
-      if (ends_with_segments(pattern, probe)) return true;
+      if (ends_with_segments(pattern, probe))
+        return true;
       auto dot = probe.rfind('.');
-      if (dot == std::string_view::npos) break;
+      if (dot == std::string_view::npos)
+        break;
       probe = probe.substr(0, dot);
-      if (probe.find('.') == std::string_view::npos) break;  // keep at least two segments
+      if (probe.find('.') == std::string_view::npos)
+        break;  // keep at least two segments
     }
   }
   return false;
@@ -66,7 +81,8 @@ void Quantization::index_unconverted() {
   unconverted_patterns_.clear();
   for (const std::string& raw : unconverted) {
     std::string p = normalise_module(raw);
-    if (std::find(unconverted_patterns_.begin(), unconverted_patterns_.end(), p) == unconverted_patterns_.end()) {
+    if (std::find(unconverted_patterns_.begin(), unconverted_patterns_.end(), p) ==
+        unconverted_patterns_.end()) {
       unconverted_patterns_.push_back(std::move(p));
     }
   }
@@ -74,17 +90,23 @@ void Quantization::index_unconverted() {
 
 std::string Quantization::describe() const {
   switch (method) {
-    case QuantMethod::kNone: return "unquantized";
+    case QuantMethod::kNone:
+      return "unquantized";
     case QuantMethod::kFp8:
       return block_rows > 0 ? fmt::format("fp8, {}x{} blocks", block_rows, block_cols)
                             : std::string("fp8, per-tensor");
     case QuantMethod::kCompressedTensors:
       return fmt::format("compressed-tensors, {}-bit weights", weight_bits);
-    case QuantMethod::kAwq: return fmt::format("awq int{}, group {}", weight_bits, group_size);
-    case QuantMethod::kGptq: return fmt::format("gptq int{}, group {}", weight_bits, group_size);
-    case QuantMethod::kMxfp4: return "mxfp4 (fp4 + e8m0 scale per 32)";
-    case QuantMethod::kNvfp4: return "nvfp4 (fp4 + fp8 scale per 16)";
-    case QuantMethod::kModeloptFp8: return "modelopt fp8";
+    case QuantMethod::kAwq:
+      return fmt::format("awq int{}, group {}", weight_bits, group_size);
+    case QuantMethod::kGptq:
+      return fmt::format("gptq int{}, group {}", weight_bits, group_size);
+    case QuantMethod::kMxfp4:
+      return "mxfp4 (fp4 + e8m0 scale per 32)";
+    case QuantMethod::kNvfp4:
+      return "nvfp4 (fp4 + fp8 scale per 16)";
+    case QuantMethod::kModeloptFp8:
+      return "modelopt fp8";
   }
   return name;
 }

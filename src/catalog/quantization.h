@@ -11,24 +11,24 @@
 namespace servescope {
 
 enum class QuantMethod {
-  kNone,         // the checkpoint dtype (bf16/fp16/fp32)
-  kFp8,          // quant_method "fp8": per-tensor, or blocks (weight_block_size)
+  kNone,               // the checkpoint dtype (bf16/fp16/fp32)
+  kFp8,                // quant_method "fp8": per-tensor, or blocks (weight_block_size)
   kCompressedTensors,  // llm-compressor: fp8 or int formats by config_groups
   kAwq,
   kGptq,
-  kMxfp4,        // OCP microscaling FP4 (gpt-oss)
-  kNvfp4,        // NVIDIA FP4 (modelopt)
+  kMxfp4,  // OCP microscaling FP4 (gpt-oss)
+  kNvfp4,  // NVIDIA FP4 (modelopt)
   kModeloptFp8,
 };
 
 struct Quantization {
   QuantMethod method = QuantMethod::kNone;
-  std::string name;              // as written in config.json ("fp8", "compressed-tensors", ...)
-  double weight_bits = 16;       // bits per quantized weight element
+  std::string name;                  // as written in config.json ("fp8", "compressed-tensors", ...)
+  double weight_bits = 16;           // bits per quantized weight element
   double scale_bits_per_weight = 0;  // scale/zero-point overhead, amortised per weight
-  int block_rows = 0;            // fp8 block quantisation (weight_block_size), 0 if none
+  int block_rows = 0;                // fp8 block quantisation (weight_block_size), 0 if none
   int block_cols = 0;
-  int group_size = 0;            // int4 / fp4 group size
+  int group_size = 0;                    // int4 / fp4 group size
   std::vector<std::string> unconverted;  // module patterns kept in the checkpoint dtype, as written
   std::string kv_cache_quant_algo;       // e.g. "FP8" when the checkpoint ships KV scales
 

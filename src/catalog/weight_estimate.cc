@@ -18,7 +18,9 @@ class Accumulator {
   void linear(std::string_view part, std::string_view module, double params, double shards) {
     // Modules repeat per layer: decide each distinct module once.
     auto [it, fresh] = quantized_.try_emplace(std::string(module), false);
-    if (fresh) it->second = shape_.quant.method != QuantMethod::kNone && !shape_.quant.keeps_unquantized(module);
+    if (fresh)
+      it->second =
+          shape_.quant.method != QuantMethod::kNone && !shape_.quant.keeps_unquantized(module);
     const bool quantized = it->second;
     const double per_elem = quantized ? shape_.quant.bytes_per_quantized_weight() : dense_bytes_;
     add(part, params, params * per_elem / shards);
@@ -76,8 +78,10 @@ void add_attention_layer(Accumulator& acc, const ModelShape& s) {
   const double kv_shards = std::min<double>(tp, std::max(1, s.num_kv_heads));
   acc.linear("attention", "layers.*.self_attn.q_proj", h * q_out, tp);
   acc.linear("attention", "layers.*.self_attn.k_proj", h * s.num_kv_heads * s.head_dim, kv_shards);
-  acc.linear("attention", "layers.*.self_attn.v_proj", h * s.num_kv_heads * s.v_head_dim, kv_shards);
-  acc.linear("attention", "layers.*.self_attn.o_proj", s.num_attention_heads * s.v_head_dim * h, tp);
+  acc.linear("attention", "layers.*.self_attn.v_proj", h * s.num_kv_heads * s.v_head_dim,
+             kv_shards);
+  acc.linear("attention", "layers.*.self_attn.o_proj", s.num_attention_heads * s.v_head_dim * h,
+             tp);
 }
 
 void add_linear_attention_layer(Accumulator& acc, const ModelShape& s) {
@@ -120,7 +124,8 @@ WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout)
   Accumulator acc(s, layout.tp);
   const double h = s.hidden_size, tp = acc.tp();
   acc.plain("embeddings", static_cast<double>(s.vocab_size) * h, tp);
-  if (!s.tie_word_embeddings) acc.linear("lm_head", "lm_head", static_cast<double>(s.vocab_size) * h, tp);
+  if (!s.tie_word_embeddings)
+    acc.linear("lm_head", "lm_head", static_cast<double>(s.vocab_size) * h, tp);
   for (int i = 0; i < s.num_layers; ++i) {
     if (s.layer_kinds[static_cast<std::size_t>(i)] == LayerKind::kLinearAttention) {
       add_linear_attention_layer(acc, s);

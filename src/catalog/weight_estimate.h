@@ -10,8 +10,8 @@
 namespace servescope {
 
 struct WeightPart {
-  std::string name;      // "attention", "experts", "embeddings", ...
-  double params = 0;     // whole model
+  std::string name;   // "attention", "experts", "embeddings", ...
+  double params = 0;  // whole model
   double bytes_per_gpu = 0;
 };
 

@@ -19,17 +19,23 @@ ExitStatus run_explain(const CommandArgs& args) {
   std::vector<std::string> outputs;
   bool json = false;
   ExplainOptions explain_options;
-  app.add_option("OUTPUT", outputs, "Output or derivation node, e.g. max_running_requests")->required();
+  app.add_option("OUTPUT", outputs, "Output or derivation node, e.g. max_running_requests")
+      ->required();
   add_scenario_options(app, options);
   app.add_flag("--json", json, "Print the nodes of each tree as JSON");
-  app.add_flag("--all", explain_options.show_unset_defaults, "Also show flags left unset at their defaults");
-  app.add_option("--depth", explain_options.max_depth, "Stop N levels below the output (default: down to the leaves)");
-  if (auto exit = parse_command_line(app, args)) return *exit;
+  app.add_flag("--all", explain_options.show_unset_defaults,
+               "Also show flags left unset at their defaults");
+  app.add_option("--depth", explain_options.max_depth,
+                 "Stop N levels below the output (default: down to the leaves)");
+  if (auto exit = parse_command_line(app, args))
+    return *exit;
   options.command = args.launch_command;
   auto built = build_scenario(options);
-  if (!built) return usage_error(built.message());
+  if (!built)
+    return usage_error(built.message());
   auto plan = built->engine->plan(built->scenario);
-  if (!plan) return usage_error(plan.message());
+  if (!plan)
+    return usage_error(plan.message());
   for (const std::string& id : outputs) {
     if (plan->graph.find(id) == nullptr) {
       return usage_error(fmt::format("explain {}: no such output in this plan; outputs: {}", id,
@@ -51,7 +57,8 @@ ExitStatus run_explain(const CommandArgs& args) {
     return ExitStatus::kOk;
   }
   std::cout << scenario_headline(built->scenario, *plan) << "\n\n";
-  for (const std::string& id : outputs) std::cout << render_explain_tree(plan->graph, id, explain_options) << "\n";
+  for (const std::string& id : outputs)
+    std::cout << render_explain_tree(plan->graph, id, explain_options) << "\n";
   return ExitStatus::kOk;
 }
 

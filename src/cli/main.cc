@@ -12,7 +12,8 @@ namespace servescope {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      {"plan", "predict what the engine decides at startup, every number with its derivation", run_plan},
+      {"plan", "predict what the engine decides at startup, every number with its derivation",
+       run_plan},
       {"explain", "show the derivation tree of an output down to its inputs", run_explain},
       {"gpus", "list the GPU catalog", run_gpus},
       {"models", "list the bundled model configs", run_models},
@@ -30,7 +31,8 @@ namespace {
 void print_usage() {
   std::cout << "servescope — explain, predict and isolate the serving capacity of LLM servers\n\n"
                "usage: servescope COMMAND [options] [-- LAUNCH COMMAND]\n\ncommands:\n";
-  for (const Command& c : commands()) std::cout << fmt::format("  {:<10} {}\n", c.name, c.summary);
+  for (const Command& c : commands())
+    std::cout << fmt::format("  {:<10} {}\n", c.name, c.summary);
   std::cout << "\nRun 'servescope COMMAND --help' for a command's options.\n";
 }
 
@@ -50,13 +52,16 @@ int run(int argc, char** argv) {
     (args.had_separator ? args.launch_command : args.options).push_back(std::move(word));
   }
   for (const Command& c : commands()) {
-    if (c.name == name) return static_cast<int>(c.run(args));
+    if (c.name == name)
+      return static_cast<int>(c.run(args));
   }
   std::vector<std::string> names;
-  for (const Command& c : commands()) names.emplace_back(c.name);
+  for (const Command& c : commands())
+    names.emplace_back(c.name);
   auto near = closest(name, names, 1);
-  return static_cast<int>(usage_error(fmt::format("unknown command '{}'{}; run servescope --help", name,
-                                                  near.empty() ? "" : fmt::format(" (did you mean {}?)", near.front()))));
+  return static_cast<int>(usage_error(
+      fmt::format("unknown command '{}'{}; run servescope --help", name,
+                  near.empty() ? "" : fmt::format(" (did you mean {}?)", near.front()))));
 }
 
 }  // namespace

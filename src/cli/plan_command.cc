@@ -11,17 +11,21 @@
 namespace servescope {
 
 ExitStatus run_plan(const CommandArgs& args) {
-  CLI::App app("Predict what the engine decides at startup, every number with its derivation.", "plan");
+  CLI::App app("Predict what the engine decides at startup, every number with its derivation.",
+               "plan");
   ScenarioOptions options;
   bool json = false;
   add_scenario_options(app, options);
   app.add_flag("--json", json, "Print the plan as JSON (DESIGN.md field names)");
-  if (auto exit = parse_command_line(app, args)) return *exit;
+  if (auto exit = parse_command_line(app, args))
+    return *exit;
   options.command = args.launch_command;
   auto built = build_scenario(options);
-  if (!built) return usage_error(built.message());
+  if (!built)
+    return usage_error(built.message());
   auto plan = built->engine->plan(built->scenario);
-  if (!plan) return usage_error(plan.message());
+  if (!plan)
+    return usage_error(plan.message());
   if (json) {
     std::cout << plan_to_json(*plan).dump(2) << "\n";
   } else {

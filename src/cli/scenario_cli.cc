@@ -8,12 +8,19 @@
 namespace servescope {
 
 void add_scenario_options(CLI::App& app, ScenarioOptions& o) {
-  app.add_option("--engine", o.engine, "Engine NAME[@VERSION]: sglang, sglang@0.5.15, sglang@2026-05-01 (default: from the command, newest modelled)");
-  app.add_option("--gpu", o.gpu, "GPU: catalog key (h100-sxm, rtx-pro-6000, ...) or the name nvidia-smi prints");
+  app.add_option("--engine", o.engine,
+                 "Engine NAME[@VERSION]: sglang, sglang@0.5.15, sglang@2026-05-01 (default: from "
+                 "the command, newest modelled)");
+  app.add_option("--gpu", o.gpu,
+                 "GPU: catalog key (h100-sxm, rtx-pro-6000, ...) or the name nvidia-smi prints");
   app.add_option("--gpus", o.gpus, "GPUs per node (default: what the command's parallelism needs)");
-  app.add_option("--model", o.model, "Model: a config.json, a model directory or a bundled Hugging Face id (default: the command's model path)");
-  app.add_option("--free-before-load", o.free_before_load_gib, "Calibration: free GiB at 'Load weight begin. avail mem=...'");
-  app.add_option("--free-after-load", o.free_after_load_gib, "Calibration: free GiB at 'Load weight end. ... avail mem=...'");
+  app.add_option("--model", o.model,
+                 "Model: a config.json, a model directory or a bundled Hugging Face id (default: "
+                 "the command's model path)");
+  app.add_option("--free-before-load", o.free_before_load_gib,
+                 "Calibration: free GiB at 'Load weight begin. avail mem=...'");
+  app.add_option("--free-after-load", o.free_after_load_gib,
+                 "Calibration: free GiB at 'Load weight end. ... avail mem=...'");
   app.add_option("--env", o.env, "Engine environment variable KEY=VALUE (repeatable)");
 }
 
@@ -27,7 +34,8 @@ std::optional<ExitStatus> parse_command_line(CLI::App& app, const CommandArgs& a
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    return usage_error(fmt::format("{}: {} (see servescope {} --help)", app.get_name(), what, app.get_name()));
+    return usage_error(
+        fmt::format("{}: {} (see servescope {} --help)", app.get_name(), what, app.get_name()));
   }
   return std::nullopt;
 }

@@ -8,15 +8,24 @@ namespace servescope {
 
 std::string_view origin_name(Origin origin) {
   switch (origin) {
-    case Origin::kDerived: return "rule";
-    case Origin::kFlag: return "flag";
-    case Origin::kEngineDefault: return "engine default";
-    case Origin::kCatalog: return "GPU catalog";
-    case Origin::kModelConfig: return "config.json";
-    case Origin::kCalibration: return "calibration";
-    case Origin::kEstimate: return "estimate";
-    case Origin::kEnvironment: return "environment";
-    case Origin::kScenario: return "scenario";
+    case Origin::kDerived:
+      return "rule";
+    case Origin::kFlag:
+      return "flag";
+    case Origin::kEngineDefault:
+      return "engine default";
+    case Origin::kCatalog:
+      return "GPU catalog";
+    case Origin::kModelConfig:
+      return "config.json";
+    case Origin::kCalibration:
+      return "calibration";
+    case Origin::kEstimate:
+      return "estimate";
+    case Origin::kEnvironment:
+      return "environment";
+    case Origin::kScenario:
+      return "scenario";
   }
   return "?";
 }
@@ -51,7 +60,8 @@ const Node* Derivation::find(std::string_view id) const {
 
 const Value& Derivation::value(std::string_view id) const {
   const Node* node = find(id);
-  if (node == nullptr) throw std::logic_error("derivation has no node " + std::string(id));
+  if (node == nullptr)
+    throw std::logic_error("derivation has no node " + std::string(id));
   return node->value;
 }
 
@@ -59,10 +69,12 @@ std::vector<std::string> Derivation::closure_of(std::string_view id) const {
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
   std::function<void(const std::string&)> visit = [&](const std::string& n) {
-    if (!seen.insert(n).second) return;
+    if (!seen.insert(n).second)
+      return;
     out.push_back(n);
     if (const Node* node = find(n)) {
-      for (const std::string& in : node->inputs) visit(in);
+      for (const std::string& in : node->inputs)
+        visit(in);
     }
   };
   visit(std::string(id));
@@ -73,7 +85,8 @@ std::vector<std::string> Derivation::leaves_of(std::string_view id) const {
   std::vector<std::string> out;
   for (const std::string& n : closure_of(id)) {
     const Node* node = find(n);
-    if (node != nullptr && node->inputs.empty()) out.push_back(n);
+    if (node != nullptr && node->inputs.empty())
+      out.push_back(n);
   }
   return out;
 }

@@ -12,12 +12,15 @@ namespace servescope {
 
 Result<std::string> read_file(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return fail(fmt::format("{}: is a directory", path));
+  if (std::filesystem::is_directory(path, ec))
+    return fail(fmt::format("{}: is a directory", path));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
+  if (!in)
+    return fail(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) return fail(fmt::format("{}: read error", path));
+  if (in.bad())
+    return fail(fmt::format("{}: read error", path));
   return ss.str();
 }
 

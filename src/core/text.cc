@@ -8,8 +8,10 @@
 namespace servescope {
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -29,13 +31,15 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 
 std::string to_lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
 std::string to_upper(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -51,22 +55,26 @@ std::optional<long long> parse_int(std::string_view s) {
   s = trim(s);
   long long v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty())
+    return std::nullopt;
   return v;
 }
 
 std::optional<double> parse_double(std::string_view s) {
   s = trim(s);
-  if (s.empty()) return std::nullopt;
+  if (s.empty())
+    return std::nullopt;
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  if (ec != std::errc() || ptr != s.data() + s.size())
+    return std::nullopt;
   return v;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
@@ -86,13 +94,15 @@ std::vector<std::string> closest(std::string_view word, const std::vector<std::s
     const std::string lc = to_lower(c);
     std::size_t d = edit_distance(w, lc);
     // A candidate that contains the word (or the reverse) is a strong hint.
-    if (!w.empty() && (contains(lc, w) || contains(w, lc))) d = d / 4;
+    if (!w.empty() && (contains(lc, w) || contains(w, lc)))
+      d = d / 4;
     scored.emplace_back(d, c);
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(scored[i].second);
+  for (std::size_t i = 0; i < scored.size() && i < limit; ++i)
+    out.push_back(scored[i].second);
   return out;
 }
 
@@ -125,7 +135,8 @@ std::optional<std::vector<std::string>> split_command_line(std::string_view line
       cur += line[++i];
       in_word = true;
     } else if (std::isspace(static_cast<unsigned char>(c))) {
-      if (in_word) words.push_back(std::move(cur));
+      if (in_word)
+        words.push_back(std::move(cur));
       cur.clear();
       in_word = false;
     } else {
@@ -133,8 +144,10 @@ std::optional<std::vector<std::string>> split_command_line(std::string_view line
       in_word = true;
     }
   }
-  if (quote != 0) return std::nullopt;
-  if (in_word) words.push_back(std::move(cur));
+  if (quote != 0)
+    return std::nullopt;
+  if (in_word)
+    words.push_back(std::move(cur));
   return words;
 }
 

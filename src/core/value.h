@@ -13,13 +13,13 @@ using IntList = std::vector<std::int64_t>;
 class Value {
  public:
   Value() = default;
-  Value(bool b) : v_(b) {}                  // NOLINT(google-explicit-constructor)
-  Value(int i) : v_(std::int64_t{i}) {}     // NOLINT(google-explicit-constructor)
-  Value(std::int64_t i) : v_(i) {}          // NOLINT(google-explicit-constructor)
-  Value(double d) : v_(d) {}                // NOLINT(google-explicit-constructor)
-  Value(std::string s) : v_(std::move(s)) {}  // NOLINT(google-explicit-constructor)
+  Value(bool b) : v_(b) {}                      // NOLINT(google-explicit-constructor)
+  Value(int i) : v_(std::int64_t{i}) {}         // NOLINT(google-explicit-constructor)
+  Value(std::int64_t i) : v_(i) {}              // NOLINT(google-explicit-constructor)
+  Value(double d) : v_(d) {}                    // NOLINT(google-explicit-constructor)
+  Value(std::string s) : v_(std::move(s)) {}    // NOLINT(google-explicit-constructor)
   Value(const char* s) : v_(std::string(s)) {}  // NOLINT(google-explicit-constructor)
-  Value(IntList l) : v_(std::move(l)) {}    // NOLINT(google-explicit-constructor)
+  Value(IntList l) : v_(std::move(l)) {}        // NOLINT(google-explicit-constructor)
 
   bool is_none() const { return v_.index() == 0; }
   bool is_bool() const { return v_.index() == 1; }

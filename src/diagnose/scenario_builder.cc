@@ -11,8 +11,9 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   BuiltScenario out;
   Scenario& s = out.scenario;
   if (o.command.empty()) {
-    return fail("no launch command: put it after --, e.g. servescope plan --gpu h100-sxm -- python -m "
-                "sglang.launch_server --model-path Qwen/Qwen3-8B");
+    return fail(
+        "no launch command: put it after --, e.g. servescope plan --gpu h100-sxm -- python -m "
+        "sglang.launch_server --model-path Qwen/Qwen3-8B");
   }
   // Engine: --engine NAME[@VERSION], else the launch program decides.
   std::string engine_name = o.engine, version_spec;
@@ -22,20 +23,24 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   }
   if (engine_name.empty()) {
     auto e = engine_for_command(o.command);
-    if (!e) return e.error();
+    if (!e)
+      return e.error();
     out.engine = *e;
   } else {
     auto e = find_engine(engine_name);
-    if (!e) return e.error();
+    if (!e)
+      return e.error();
     out.engine = *e;
   }
   s.engine = std::string(out.engine->name());
   auto version = out.engine->resolve_version(version_spec);
-  if (!version) return version.error();
+  if (!version)
+    return version.error();
   s.version = *version;
 
   auto command = out.engine->parse_command(o.command);
-  if (!command) return command.error();
+  if (!command)
+    return command.error();
   s.command = std::move(*command);
 
   // Model: --model wins; else the command's model path, looked up in the catalog.
@@ -44,21 +49,27 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
     return fail("the command names no model (--model-path); pass --model PATH|ID");
   }
   auto model = load_model(model_spec);
-  if (!model) return model.error();
+  if (!model)
+    return model.error();
   s.model = std::move(*model);
 
   if (o.gpu.empty()) {
-    return fail("--gpu: required; give a catalog key (h100-sxm, h200, rtx-pro-6000, ...) or the name nvidia-smi prints");
+    return fail(
+        "--gpu: required; give a catalog key (h100-sxm, h200, rtx-pro-6000, ...) or the name "
+        "nvidia-smi prints");
   }
   auto gpu = GpuCatalog::builtin().find(o.gpu);
-  if (!gpu) return gpu.error();
+  if (!gpu)
+    return gpu.error();
   s.hardware.gpu = *gpu->spec;
   s.hardware.gpu_note = gpu->note;
   const int needed = out.engine->gpus_needed(s.command);
   if (o.gpus) {
-    if (*o.gpus < 1) return fail(fmt::format("--gpus {}: must be at least 1", *o.gpus));
+    if (*o.gpus < 1)
+      return fail(fmt::format("--gpus {}: must be at least 1", *o.gpus));
     if (*o.gpus < needed) {
-      return fail(fmt::format("--gpus {}: the command's parallelism needs {} GPUs per node", *o.gpus, needed));
+      return fail(fmt::format("--gpus {}: the command's parallelism needs {} GPUs per node",
+                              *o.gpus, needed));
     }
   }
   s.hardware.gpus_per_node = o.gpus.value_or(needed);
@@ -70,11 +81,15 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
     }
     return ok_status();
   };
-  if (Status st = check_gib("--free-before-load", o.free_before_load_gib); !st) return st.error();
-  if (Status st = check_gib("--free-after-load", o.free_after_load_gib); !st) return st.error();
-  if (o.free_before_load_gib && o.free_after_load_gib && *o.free_after_load_gib > *o.free_before_load_gib) {
-    return fail(fmt::format("--free-after-load {} is above --free-before-load {}: loading weights cannot free memory",
-                            *o.free_after_load_gib, *o.free_before_load_gib));
+  if (Status st = check_gib("--free-before-load", o.free_before_load_gib); !st)
+    return st.error();
+  if (Status st = check_gib("--free-after-load", o.free_after_load_gib); !st)
+    return st.error();
+  if (o.free_before_load_gib && o.free_after_load_gib &&
+      *o.free_after_load_gib > *o.free_before_load_gib) {
+    return fail(fmt::format(
+        "--free-after-load {} is above --free-before-load {}: loading weights cannot free memory",
+        *o.free_after_load_gib, *o.free_before_load_gib));
   }
   s.calibration.free_before_load_gib = o.free_before_load_gib;
   s.calibration.free_after_load_gib = o.free_after_load_gib;
@@ -83,7 +98,8 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   s.environment = s.command.environment;
   for (const std::string& kv : o.env) {
     auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) return fail(fmt::format("--env {}: expected KEY=VALUE", kv));
+    if (eq == std::string::npos || eq == 0)
+      return fail(fmt::format("--env {}: expected KEY=VALUE", kv));
     s.environment[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   return out;

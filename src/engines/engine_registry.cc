@@ -17,7 +17,8 @@ const std::vector<std::unique_ptr<Engine>>& engines() {
 Result<const Engine*> find_engine(std::string_view name) {
   std::string names;
   for (const auto& e : engines()) {
-    if (e->name() == name) return e.get();
+    if (e->name() == name)
+      return e.get();
     names += (names.empty() ? "" : ", ") + std::string(e->name());
   }
   return fail(fmt::format("--engine {}: unknown engine; modelled: {}", name, names));
@@ -25,10 +26,13 @@ Result<const Engine*> find_engine(std::string_view name) {
 
 Result<const Engine*> engine_for_command(const std::vector<std::string>& words) {
   for (const auto& e : engines()) {
-    if (e->launches(words)) return e.get();
+    if (e->launches(words))
+      return e.get();
   }
-  return fail("the launch command names no known engine program (python -m sglang.launch_server, sglang serve); "
-              "pass --engine NAME");
+  return fail(
+      "the launch command names no known engine program (python -m sglang.launch_server, sglang "
+      "serve); "
+      "pass --engine NAME");
 }
 
 }  // namespace servescope

@@ -13,7 +13,8 @@ namespace {
 std::string bounds_text(const FlagSpec& spec) {
   std::string lo = spec.min ? fmt::format("{} {}", spec.min_exclusive ? ">" : "≥", *spec.min) : "";
   std::string hi = spec.max ? fmt::format("{} {}", spec.max_exclusive ? "<" : "≤", *spec.max) : "";
-  if (!lo.empty() && !hi.empty()) return lo + " and " + hi;
+  if (!lo.empty() && !hi.empty())
+    return lo + " and " + hi;
   return lo + hi;
 }
 
@@ -22,7 +23,8 @@ Status check_number(const FlagSpec& spec, std::string_view spelled, std::string_
   const bool low = spec.min && (spec.min_exclusive ? v <= *spec.min : v < *spec.min);
   const bool high = spec.max && (spec.max_exclusive ? v >= *spec.max : v > *spec.max);
   // chunked_prefill_size accepts -1 (disabled) below its bound.
-  if (spec.field == "chunked_prefill_size" && v == -1) return ok_status();
+  if (spec.field == "chunked_prefill_size" && v == -1)
+    return ok_status();
   if (low || high) {
     return fail(fmt::format("{} {}: must be {}", spelled, text, bounds_text(spec)));
   }
@@ -33,7 +35,8 @@ Status check_number(const FlagSpec& spec, std::string_view spelled, std::string_
 
 Status validate_flag_value(const FlagSpec& spec, std::string_view spelled,
                            const std::vector<std::string>& values) {
-  if (spec.const_value || spec.type == FlagType::kBool) return ok_status();
+  if (spec.const_value || spec.type == FlagType::kBool)
+    return ok_status();
   if (values.empty()) {
     return fail(fmt::format("{}: expects a value ({})", spelled,
                             spec.type == FlagType::kIntList ? "one or more integers" : "one"));
@@ -42,12 +45,14 @@ Status validate_flag_value(const FlagSpec& spec, std::string_view spelled,
   switch (spec.type) {
     case FlagType::kInt: {
       auto n = parse_int(v);
-      if (!n) return fail(fmt::format("{} {}: not an integer", spelled, v));
+      if (!n)
+        return fail(fmt::format("{} {}: not an integer", spelled, v));
       return check_number(spec, spelled, v, static_cast<double>(*n));
     }
     case FlagType::kFloat: {
       auto d = parse_double(v);
-      if (!d) return fail(fmt::format("{} {}: not a number", spelled, v));
+      if (!d)
+        return fail(fmt::format("{} {}: not a number", spelled, v));
       return check_number(spec, spelled, v, *d);
     }
     case FlagType::kChoice: {
@@ -59,15 +64,18 @@ Status validate_flag_value(const FlagSpec& spec, std::string_view spelled,
     case FlagType::kIntList: {
       for (const std::string& item : values) {
         auto n = parse_int(item);
-        if (!n) return fail(fmt::format("{} {}: not an integer", spelled, item));
+        if (!n)
+          return fail(fmt::format("{} {}: not an integer", spelled, item));
         Status st = check_number(spec, spelled, item, static_cast<double>(*n));
-        if (!st) return st;
+        if (!st)
+          return st;
       }
       return ok_status();
     }
     case FlagType::kBool:
     case FlagType::kString:
-    case FlagType::kJson: return ok_status();
+    case FlagType::kJson:
+      return ok_status();
   }
   return ok_status();
 }
@@ -78,24 +86,30 @@ Result<std::vector<CliFlag>> parse_cli_surface(std::string_view tsv, std::string
   bool header_seen = false;
   for (std::string_view line : split(tsv, '\n')) {
     ++line_no;
-    if (line.empty() || line.front() == '#') continue;
+    if (line.empty() || line.front() == '#')
+      continue;
     auto cols = split(line, '\t');
     if (!header_seen) {
       header_seen = true;
       if (cols.empty() || cols[0] != "flag") {
-        return fail(fmt::format("{}:{}: expected the header line 'flag\\taliases\\t...'", source, line_no));
+        return fail(
+            fmt::format("{}:{}: expected the header line 'flag\\taliases\\t...'", source, line_no));
       }
       continue;
     }
-    if (cols.size() < 5) return fail(fmt::format("{}:{}: expected 7 tab-separated columns", source, line_no));
+    if (cols.size() < 5)
+      return fail(fmt::format("{}:{}: expected 7 tab-separated columns", source, line_no));
     CliFlag f;
     f.name = std::string(cols[0]);
     for (std::string_view a : split(cols[1], '|')) {
-      if (!a.empty()) f.aliases.emplace_back(a);
+      if (!a.empty())
+        f.aliases.emplace_back(a);
     }
     f.field = std::string(cols[2]);
-    if (cols[3].size() != 1 || std::string_view("01+*?").find(cols[3][0]) == std::string_view::npos) {
-      return fail(fmt::format("{}:{}: arity '{}' is not one of 0 1 + * ?", source, line_no, cols[3]));
+    if (cols[3].size() != 1 ||
+        std::string_view("01+*?").find(cols[3][0]) == std::string_view::npos) {
+      return fail(
+          fmt::format("{}:{}: arity '{}' is not one of 0 1 + * ?", source, line_no, cols[3]));
     }
     f.arity = cols[3][0];
     f.type = std::string(cols[4]);

@@ -14,8 +14,8 @@ enum class FlagType { kBool, kInt, kFloat, kString, kChoice, kIntList, kJson };
 
 /// A flag a capacity rule reads (or that lint knows something about).
 struct FlagSpec {
-  std::string name;                  // canonical, e.g. "--tp-size"
-  std::string field;                 // engine field it writes, e.g. "tp_size"
+  std::string name;   // canonical, e.g. "--tp-size"
+  std::string field;  // engine field it writes, e.g. "tp_size"
   FlagType type = FlagType::kString;
   std::string default_text;          // as the engine documents it ("None", "auto", "1")
   std::vector<std::string> aliases;  // other spellings the engine accepts
@@ -25,8 +25,8 @@ struct FlagSpec {
   bool min_exclusive = false;
   bool max_exclusive = false;
   std::optional<std::string> const_value;  // store-const flags write this to `field`
-  std::string deprecated_for;        // "--cuda-graph-backend-prefill disabled"
-  std::string meaning;               // one sentence
+  std::string deprecated_for;              // "--cuda-graph-backend-prefill disabled"
+  std::string meaning;                     // one sentence
 };
 
 /// One flag of an engine's full command-line surface (every flag, modelled or not), used

@@ -26,7 +26,8 @@ std::string shell_quote(const std::string& word) {
 
 std::string FlagSetting::as_typed() const {
   std::string out = spelled.empty() ? name : spelled;
-  for (const std::string& v : values) out += " " + shell_quote(v);
+  for (const std::string& v : values)
+    out += " " + shell_quote(v);
   return out;
 }
 
@@ -38,7 +39,8 @@ const std::string& FlagSetting::value() const {
 const FlagSetting* LaunchCommand::find(const std::string& canonical) const {
   const FlagSetting* found = nullptr;
   for (const FlagSetting& f : flags) {
-    if (f.name == canonical) found = &f;
+    if (f.name == canonical)
+      found = &f;
   }
   return found;
 }
@@ -46,7 +48,8 @@ const FlagSetting* LaunchCommand::find(const std::string& canonical) const {
 std::vector<const FlagSetting*> LaunchCommand::unmodelled() const {
   std::vector<const FlagSetting*> out;
   for (const FlagSetting& f : flags) {
-    if (!f.modelled) out.push_back(&f);
+    if (!f.modelled)
+      out.push_back(&f);
   }
   return out;
 }
@@ -58,14 +61,17 @@ LaunchCommand LaunchCommand::without_flag(const std::string& canonical) const {
                   out.flags.end());
   // Rebuild the words so the command reads as the user would type it.
   out.words.clear();
-  for (const auto& [k, v] : environment) out.words.push_back(k + "=" + v);
+  for (const auto& [k, v] : environment)
+    out.words.push_back(k + "=" + v);
   for (std::string_view w : split(program, ' ')) {
-    if (!w.empty()) out.words.emplace_back(w);
+    if (!w.empty())
+      out.words.emplace_back(w);
   }
   for (FlagSetting& f : out.flags) {
     f.argv_index = static_cast<int>(out.words.size());
     out.words.push_back(f.spelled.empty() ? f.name : f.spelled);
-    for (const std::string& v : f.values) out.words.push_back(v);
+    for (const std::string& v : f.values)
+      out.words.push_back(v);
   }
   return out;
 }
@@ -75,7 +81,8 @@ LaunchCommand LaunchCommand::with_flag(const FlagSetting& flag) const {
   FlagSetting f = flag;
   f.argv_index = static_cast<int>(out.words.size());
   out.words.push_back(f.spelled.empty() ? f.name : f.spelled);
-  for (const std::string& v : f.values) out.words.push_back(v);
+  for (const std::string& v : f.values)
+    out.words.push_back(v);
   out.flags.push_back(std::move(f));
   return out;
 }
@@ -83,7 +90,8 @@ LaunchCommand LaunchCommand::with_flag(const FlagSetting& flag) const {
 std::string LaunchCommand::to_string() const {
   std::string out;
   for (const std::string& w : words) {
-    if (!out.empty()) out += ' ';
+    if (!out.empty())
+      out += ' ';
     out += shell_quote(w);
   }
   return out;

@@ -10,12 +10,12 @@
 namespace servescope {
 
 struct FlagSetting {
-  std::string name;     // canonical flag, e.g. "--tp-size"
-  std::string spelled;  // as typed, e.g. "--tp"
+  std::string name;                 // canonical flag, e.g. "--tp-size"
+  std::string spelled;              // as typed, e.g. "--tp"
   std::vector<std::string> values;  // none for store-true flags
-  int argv_index = 0;   // position of the flag in the command's words
-  bool known = false;   // the engine's CLI has this flag (in the modelled version)
-  bool modelled = false;  // a capacity rule reads it
+  int argv_index = 0;               // position of the flag in the command's words
+  bool known = false;               // the engine's CLI has this flag (in the modelled version)
+  bool modelled = false;            // a capacity rule reads it
 
   /// "--tp 4", "--enable-dp-attention", "--cuda-graph-bs 1 2 4"
   std::string as_typed() const;
@@ -23,10 +23,10 @@ struct FlagSetting {
 };
 
 struct LaunchCommand {
-  std::vector<std::string> words;  // the command exactly as typed, split into words
-  std::string program;             // e.g. "python -m sglang.launch_server"
+  std::vector<std::string> words;                  // the command exactly as typed, split into words
+  std::string program;                             // e.g. "python -m sglang.launch_server"
   std::map<std::string, std::string> environment;  // K=V words before the program
-  std::vector<FlagSetting> flags;  // in order of appearance
+  std::vector<FlagSetting> flags;                  // in order of appearance
 
   /// The last occurrence of a canonical flag (argparse keeps the last), or nullptr.
   const FlagSetting* find(const std::string& canonical) const;

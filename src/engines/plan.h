@@ -29,9 +29,9 @@ struct MemoryRow {
 
 /// A setting the engine resolves differently from what was typed (or fills in by default).
 struct ResolvedSetting {
-  std::string name;     // e.g. "mamba_radix_cache_strategy"
-  std::string typed;    // what the command said, "" if absent
-  std::string resolved; // what the engine will use
+  std::string name;      // e.g. "mamba_radix_cache_strategy"
+  std::string typed;     // what the command said, "" if absent
+  std::string resolved;  // what the engine will use
   std::string why;
 };
 

@@ -13,7 +13,7 @@
 namespace servescope {
 
 struct EngineVersion {
-  std::string label;      // as the user gave it or as servescope inferred it: "0.5.15", "2026-07-20"
+  std::string label;  // as the user gave it or as servescope inferred it: "0.5.15", "2026-07-20"
   std::string main_date;  // the engine's main branch date the rules follow, "YYYY-MM-DD"
   std::string basis;      // how the date was chosen ("newest modelled", "release table: ...")
 };
@@ -29,7 +29,7 @@ struct Calibration {
 
 struct Hardware {
   GpuSpec gpu;
-  std::string gpu_note;  // e.g. an ambiguous truncated nvidia-smi name
+  std::string gpu_note;   // e.g. an ambiguous truncated nvidia-smi name
   int gpus_per_node = 0;  // 0: what the command's parallelism needs
   bool gpu_from_user = true;
 };

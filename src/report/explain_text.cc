@@ -39,16 +39,20 @@ std::string render_explain_tree(const Derivation& graph, const std::string& outp
                                : fmt::format("[{} · {}]", n->rule, n->source);
         out += fmt::format("{}{}{} = {}  {}\n", prefix, branch, id, value, tag);
         const std::string detail_prefix = child_prefix + (leaf ? "   " : "│  ");
-        if (!n->why.empty()) out += fmt::format("{}{}\n", detail_prefix, n->why);
+        if (!n->why.empty())
+          out += fmt::format("{}{}\n", detail_prefix, n->why);
         if (options.max_depth > 0 && depth >= options.max_depth) {
-          if (!leaf) out += fmt::format("{}└─ … {} input(s) below --depth {}\n", child_prefix, n->inputs.size(), options.max_depth);
+          if (!leaf)
+            out += fmt::format("{}└─ … {} input(s) below --depth {}\n", child_prefix,
+                               n->inputs.size(), options.max_depth);
           return;
         }
         std::vector<std::string> inputs;
         std::vector<std::string> hidden;
         for (const std::string& in : n->inputs) {
           const Node* child = graph.find(in);
-          if (child == nullptr) continue;
+          if (child == nullptr)
+            continue;
           if (!options.show_unset_defaults && is_unset_default(*child)) {
             hidden.push_back(in.rfind("arg.", 0) == 0 ? in.substr(4) : in);
           } else {
@@ -59,10 +63,12 @@ std::string render_explain_tree(const Derivation& graph, const std::string& outp
           visit(inputs[i], child_prefix, i + 1 == inputs.size() && hidden.empty(), depth + 1);
         }
         if (!hidden.empty()) {
-          out += fmt::format("{}└─ unset, at the engine's default: {}\n", child_prefix, fmt::join(hidden, ", "));
+          out += fmt::format("{}└─ unset, at the engine's default: {}\n", child_prefix,
+                             fmt::join(hidden, ", "));
         }
       };
-  if (graph.find(output_id) == nullptr) return fmt::format("{}: not computed in this plan\n", output_id);
+  if (graph.find(output_id) == nullptr)
+    return fmt::format("{}: not computed in this plan\n", output_id);
   visit(output_id, "", true, 0);
   return out;
 }

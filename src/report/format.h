@@ -14,6 +14,7 @@ std::string with_thousands(long long n);
 std::string format_value(const Value& v, const std::string& unit);
 
 /// Left-aligned columns separated by two spaces; the last column is not padded.
-std::string render_columns(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "  ");
+std::string render_columns(const std::vector<std::vector<std::string>>& rows,
+                           const std::string& indent = "  ");
 
 }  // namespace servescope

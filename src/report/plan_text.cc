@@ -7,37 +7,44 @@
 namespace servescope {
 
 std::string scenario_headline(const Scenario& s, const Plan& plan) {
-  return fmt::format("{} {} · {} · {} × {} (SM{}, {} MiB)", plan.engine, plan.version, s.model.source,
-                     s.hardware.gpus_per_node, s.hardware.gpu.key, s.hardware.gpu.compute_capability,
-                     with_thousands(s.hardware.gpu.memory_mib));
+  return fmt::format("{} {} · {} · {} × {} (SM{}, {} MiB)", plan.engine, plan.version,
+                     s.model.source, s.hardware.gpus_per_node, s.hardware.gpu.key,
+                     s.hardware.gpu.compute_capability, with_thousands(s.hardware.gpu.memory_mib));
 }
 
 std::string render_plan_text(const Scenario& s, const Plan& plan) {
   std::string out = scenario_headline(s, plan) + "\n";
   if (!plan.estimated.empty()) {
-    out += "  (estimated: free memory is not calibrated; pass --free-before-load/--free-after-load for exact numbers)\n";
+    out +=
+        "  (estimated: free memory is not calibrated; pass --free-before-load/--free-after-load "
+        "for exact numbers)\n";
   }
   out += "\n";
   std::vector<std::vector<std::string>> rows;
   for (const std::string& id : plan.outputs) {
     const Node* n = plan.graph.find(id);
-    if (n == nullptr) continue;
+    if (n == nullptr)
+      continue;
     rows.push_back({id, format_value(n->value, n->unit), n->rule, n->why});
   }
   out += render_columns(rows);
-  if (!plan.starts) out += fmt::format("\n  ✗ the server would not start: {}\n", plan.startup_error);
+  if (!plan.starts)
+    out += fmt::format("\n  ✗ the server would not start: {}\n", plan.startup_error);
 
   if (!plan.resolved.empty()) {
     out += "\nResolved by the engine\n";
     rows.clear();
     for (const ResolvedSetting& r : plan.resolved) {
-      rows.push_back({r.name, (r.typed.empty() ? std::string("(unset)") : r.typed) + " → " + r.resolved, r.why});
+      rows.push_back({r.name,
+                      (r.typed.empty() ? std::string("(unset)") : r.typed) + " → " + r.resolved,
+                      r.why});
     }
     out += render_columns(rows);
   }
   out += "\nMemory per GPU\n";
   rows.clear();
-  for (const MemoryRow& m : plan.memory) rows.push_back({m.item, fmt::format("{:8.2f} GiB", m.gib), m.source});
+  for (const MemoryRow& m : plan.memory)
+    rows.push_back({m.item, fmt::format("{:8.2f} GiB", m.gib), m.source});
   out += render_columns(rows);
   if (!plan.findings.empty()) {
     out += "\nFindings\n";

@@ -7,7 +7,8 @@
 namespace servescope::testing {
 namespace {
 
-PlanRequest cmd(const std::string& args, const std::string& gpu, std::optional<double> before = std::nullopt,
+PlanRequest cmd(const std::string& args, const std::string& gpu,
+                std::optional<double> before = std::nullopt,
                 std::optional<double> after = std::nullopt) {
   PlanRequest r;
   r.command = "python -m sglang.launch_server " + args;
@@ -36,7 +37,9 @@ TEST(R2_1_MemoryTiers, H100AtTp4Gets512DecodeGraphs) {
 TEST(R2_1_MemoryTiers, L4Gets2kChunksAnd24Or80DecodeGraphs) {
   EXPECT_EQ(num(plan_of(cmd(kLlama8b, "l4")), "chunked_prefill_size"), 2048);
   EXPECT_EQ(num(plan_of(cmd(kLlama8b, "l4")), "cuda_graph_max_bs_decode.resolved"), 24);
-  EXPECT_EQ(num(plan_of(cmd(std::string(kLlama8b) + " --tp 4", "l4")), "cuda_graph_max_bs_decode.resolved"), 80);
+  EXPECT_EQ(num(plan_of(cmd(std::string(kLlama8b) + " --tp 4", "l4")),
+                "cuda_graph_max_bs_decode.resolved"),
+            80);
 }
 
 TEST(R2_1_MemoryTiers, A100_40GbGets4kChunks) {
@@ -52,7 +55,9 @@ TEST(R2_1_MemoryTiers, B200Gets16kChunks) {
 }
 
 TEST(R2_1_MemoryTiers, ExplicitChunkedPrefillWins) {
-  EXPECT_EQ(num(plan_of(cmd(std::string(kLlama8b) + " --chunked-prefill-size 4096", "h100-sxm")), "chunked_prefill_size"), 4096);
+  EXPECT_EQ(num(plan_of(cmd(std::string(kLlama8b) + " --chunked-prefill-size 4096", "h100-sxm")),
+                "chunked_prefill_size"),
+            4096);
 }
 
 // --- R2.2 decode capture list ------------------------------------------------------------
@@ -67,13 +72,15 @@ TEST(R2_2_DecodeCaptureList, StandardPatternUpTo256Has36Sizes) {
 }
 
 TEST(R2_2_DecodeCaptureList, SpeculativePatternIsDenserAtSmallBatches) {
-  Plan p = plan_of(cmd(std::string(kQwen35) + " --tp 4 --speculative-algorithm NEXTN", "rtx-pro-6000", 94.6, 64.6));
+  Plan p = plan_of(cmd(std::string(kQwen35) + " --tp 4 --speculative-algorithm NEXTN",
+                       "rtx-pro-6000", 94.6, 64.6));
   const IntList& bs = p.graph.find("cuda_graph_bs_decode.resolved")->value.as_list();
   EXPECT_EQ(IntList(bs.begin(), bs.begin() + 10), (IntList{1, 2, 3, 4, 5, 6, 7, 8, 10, 12}));
 }
 
 TEST(R2_2_DecodeCaptureList, NoPaddingCapturesEverySize) {
-  Plan p = plan_of(cmd(std::string(kLlama8b) + " --disable-cuda-graph-padding --cuda-graph-max-bs 20", "h100-sxm"));
+  Plan p = plan_of(cmd(
+      std::string(kLlama8b) + " --disable-cuda-graph-padding --cuda-graph-max-bs 20", "h100-sxm"));
   EXPECT_EQ(p.graph.find("cuda_graph_bs_decode.resolved")->value.as_list().size(), 20u);
 }
 
@@ -134,18 +141,24 @@ TEST(R2_6_GraphReserve, MlaPrefillGraphWouldCost1_5GiBButBreakableIsOffForMla) {
   Plan p = plan_of(cmd("--model-path deepseek-ai/DeepSeek-V3 --tp 8", "h200"));
   EXPECT_EQ(text(p, "cuda_graph_backend_prefill.resolved"), "disabled");
   EXPECT_DOUBLE_EQ(num(p, "graph_reserve_mib"), 512 * 2);
-  Plan forced = plan_of(cmd("--model-path deepseek-ai/DeepSeek-V3 --tp 8 --cuda-graph-backend-prefill tc_piecewise", "h200"));
+  Plan forced = plan_of(
+      cmd("--model-path deepseek-ai/DeepSeek-V3 --tp 8 --cuda-graph-backend-prefill tc_piecewise",
+          "h200"));
   EXPECT_DOUBLE_EQ(num(forced, "graph_reserve_mib"), 512 * 2 + 1536);
 }
 
 TEST(R2_6_GraphReserve, DpAttentionAddsPerRankPadding) {
   // max_bs 512 > 300: 512·2 + 512·8·3 + 512·8·1.5.
-  Plan p = plan_of(cmd("--model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 --enable-dp-attention", "h200"));
+  Plan p = plan_of(
+      cmd("--model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 --enable-dp-attention", "h200"));
   EXPECT_DOUBLE_EQ(num(p, "graph_reserve_mib"), 1024 + 12288 + 6144);
 }
 
 TEST(R2_7_MemFraction, ExplicitValueIsUsedAsIs) {
-  EXPECT_DOUBLE_EQ(num(plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.7", "h100-sxm")), "mem_fraction_static"), 0.7);
+  EXPECT_DOUBLE_EQ(
+      num(plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.7", "h100-sxm")),
+          "mem_fraction_static"),
+      0.7);
 }
 
 TEST(R2_8_VlmFactor, Qwen35VisionTowerGives0_92477) {
@@ -162,7 +175,8 @@ TEST(R2_8_VlmFactor, LanguageOnlySkipsIt) {
 // --- R3 memory profile -------------------------------------------------------------------
 
 TEST(R3_3_Slack, IsPTimesOneMinusFraction) {
-  Plan p = plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.88", "h100-sxm", 78.81, 63.72));
+  Plan p =
+      plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.88", "h100-sxm", 78.81, 63.72));
   EXPECT_NEAR(num(p, "slack_gib"), 78.81 * 0.12, 1e-9);
   EXPECT_NEAR(num(p, "rest_gib"), 63.72 - 78.81 * 0.12, 1e-9);
 }
@@ -176,9 +190,11 @@ TEST(R3_1_Estimates, UncalibratedPlansSayTheyAreEstimates) {
 }
 
 TEST(R3_6_NoMemory, WeightsAboveTheStaticBudgetFailStartup) {
-  Plan p = plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.1", "h100-sxm", 78.81, 63.72));
+  Plan p =
+      plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.1", "h100-sxm", 78.81, 63.72));
   EXPECT_FALSE(p.starts);
-  EXPECT_NE(p.startup_error.find("Raise --mem-fraction-static above 0.192"), std::string::npos) << p.startup_error;
+  EXPECT_NE(p.startup_error.find("Raise --mem-fraction-static above 0.192"), std::string::npos)
+      << p.startup_error;
 }
 
 // --- R4 KV pool --------------------------------------------------------------------------
@@ -186,7 +202,7 @@ TEST(R3_6_NoMemory, WeightsAboveTheStaticBudgetFailStartup) {
 TEST(R4_1_MhaCell, KvHeadsAreReplicatedWhenTpExceedsThem) {
   Plan p = plan_of(qwen35_tp4());
   EXPECT_EQ(num(p, "kv_heads_per_rank"), 1);  // max(1, 2 // 4)
-  EXPECT_EQ(num(p, "kv_cell_bytes"), 12288);   // 1·(256+256)·12·2
+  EXPECT_EQ(num(p, "kv_cell_bytes"), 12288);  // 1·(256+256)·12·2
 }
 
 TEST(R4_1_MhaCell, Qwen3_8bAtTp2) {
@@ -225,14 +241,17 @@ TEST(R4_6_PageAlignment, TokensAreAMultipleOfThePageSize) {
 TEST(R4_6_Tokens, Llama8bFromTheQuickstartLog) {
   // int((63.72 − 78.81·0.12) GiB) // 131072 B = 444,520; the log's 444,500 lies inside the
   // ±46 tokens the 0.01 GB rounding of the two printed figures allows.
-  Plan p = plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.88", "h100-sxm", 78.81, 63.72));
+  Plan p =
+      plan_of(cmd(std::string(kLlama8b) + " --mem-fraction-static 0.88", "h100-sxm", 78.81, 63.72));
   EXPECT_EQ(num(p, "max_total_num_tokens"), 444520);
 }
 
 TEST(R4_7_UserCap, MaxTotalTokensCapsTheProfiledValue) {
-  Plan p = plan_of(cmd(std::string(kLlama8b) + " --max-total-tokens 100000", "h100-sxm", 78.81, 63.72));
+  Plan p =
+      plan_of(cmd(std::string(kLlama8b) + " --max-total-tokens 100000", "h100-sxm", 78.81, 63.72));
   EXPECT_EQ(num(p, "max_total_num_tokens"), 100000);
-  Plan above = plan_of(cmd(std::string(kLlama8b) + " --max-total-tokens 9000000", "h100-sxm", 78.81, 63.72));
+  Plan above =
+      plan_of(cmd(std::string(kLlama8b) + " --max-total-tokens 9000000", "h100-sxm", 78.81, 63.72));
   EXPECT_TRUE(has_finding(above, "max-total-tokens-above-capacity"));
 }
 
@@ -250,16 +269,22 @@ TEST(R5_3_Estimate, ShortContextsRaiseItUpTo4096) {
 }
 
 TEST(R5_4_UserValue, RespectedUpToHalfTheTokens) {
-  EXPECT_EQ(num(plan_of(cmd(std::string(kLlama8b) + " --max-running-requests 5000", "h100-sxm", 78.81, 63.72)),
-                "max_running_requests"), 5000);
-  Plan tiny = plan_of(cmd(std::string(kLlama8b) + " --max-running-requests 5000 --max-total-tokens 4000", "h100-sxm", 78.81, 63.72));
+  EXPECT_EQ(num(plan_of(cmd(std::string(kLlama8b) + " --max-running-requests 5000", "h100-sxm",
+                            78.81, 63.72)),
+                "max_running_requests"),
+            5000);
+  Plan tiny =
+      plan_of(cmd(std::string(kLlama8b) + " --max-running-requests 5000 --max-total-tokens 4000",
+                  "h100-sxm", 78.81, 63.72));
   EXPECT_EQ(num(tiny, "max_running_requests"), 2000);
   EXPECT_TRUE(has_finding(tiny, "running-requests-reduced"));
 }
 
 TEST(R5_4_UserValue, DividedByDpAttentionSize) {
-  Plan p = plan_of(cmd("--model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 --enable-dp-attention --max-running-requests 512",
-                       "h200", 139.0, 60.0));
+  Plan p =
+      plan_of(cmd("--model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 --enable-dp-attention "
+                  "--max-running-requests 512",
+                  "h200", 139.0, 60.0));
   EXPECT_EQ(num(p, "max_running_requests"), 64);
 }
 
@@ -271,8 +296,12 @@ TEST(R5_6_MambaCap, CapsHybridModels) {
 
 TEST(R5_8_MambaRatio, StrategiesGiveOneToFiveSlots) {
   EXPECT_EQ(num(plan_of(qwen35_tp4()), "mamba_ratio"), 5);
-  EXPECT_EQ(num(plan_of(qwen35_tp4("--mamba-radix-cache-strategy extra_buffer_lazy")), "mamba_ratio"), 4);
-  EXPECT_EQ(num(plan_of(qwen35_tp4("--mamba-radix-cache-strategy extra_buffer --disable-overlap-schedule")), "mamba_ratio"), 4);
+  EXPECT_EQ(
+      num(plan_of(qwen35_tp4("--mamba-radix-cache-strategy extra_buffer_lazy")), "mamba_ratio"), 4);
+  EXPECT_EQ(num(plan_of(qwen35_tp4(
+                    "--mamba-radix-cache-strategy extra_buffer --disable-overlap-schedule")),
+                "mamba_ratio"),
+            4);
   EXPECT_EQ(num(plan_of(qwen35_tp4("--mamba-radix-cache-strategy no_buffer")), "mamba_ratio"), 3);
   EXPECT_EQ(num(plan_of(qwen35_tp4("--disable-radix-cache")), "mamba_ratio"), 1);
 }
@@ -288,8 +317,12 @@ TEST(R5_9_MambaStrategy, AutoBecomesNoBufferWithoutTriton) {
 }
 
 TEST(R5_10_SpeculativeDefault, UnsetBecomes48ExplicitIsKept) {
-  EXPECT_EQ(num(plan_of(qwen35_tp4("--speculative-algorithm EAGLE")), "max_running_requests.requested"), 48);
-  EXPECT_EQ(num(plan_of(qwen35_tp4("--speculative-algorithm EAGLE --max-running-requests 30")), "max_running_requests"), 30);
+  EXPECT_EQ(
+      num(plan_of(qwen35_tp4("--speculative-algorithm EAGLE")), "max_running_requests.requested"),
+      48);
+  EXPECT_EQ(num(plan_of(qwen35_tp4("--speculative-algorithm EAGLE --max-running-requests 30")),
+                "max_running_requests"),
+            30);
 }
 
 TEST(R5_15_CapturedGraphs, DecodeGraphsStopAtMaxRunningRequests) {
@@ -357,7 +390,8 @@ TEST(R9_3_PrefillGraph, Qwen35IsAllowlistedForBreakable) {
 }
 
 TEST(R9_3_PrefillGraph, Llama4MultimodalIsNotAllowlisted) {
-  Plan p = plan_of(cmd("--model-path meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8", "h100-sxm"));
+  Plan p =
+      plan_of(cmd("--model-path meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8", "h100-sxm"));
   EXPECT_EQ(text(p, "cuda_graph_backend_prefill.resolved"), "disabled");
 }
 

@@ -23,7 +23,8 @@ void resolve_kv_pool(PlanContext& ctx) {
   const std::string prefix = "config.json " + m.text_prefix;
 
   // Layers with a KV cache on this pipeline stage (the largest stage sets the PP minimum).
-  const bool hybrid_swa = m.has_sliding_window() && m.model_type != "gemma3" && m.model_type != "gemma3_text";
+  const bool hybrid_swa =
+      m.has_sliding_window() && m.model_type != "gemma3" && m.model_type != "gemma3_text";
   int full_layers = m.num_layers - m.count_layers(LayerKind::kLinearAttention);
   int swa_layers = 0;
   if (hybrid_swa) {
@@ -35,22 +36,28 @@ void resolve_kv_pool(PlanContext& ctx) {
     swa_layers = static_cast<int>((swa_layers + a.pp - 1) / a.pp);
   }
   g.input("kv_layers", full_layers, "layers", Origin::kModelConfig,
-          a.hybrid_linear ? fmt::format("{}full-attention layers ({} of {})", prefix, full_layers, m.num_layers)
-                          : fmt::format("{}num_hidden_layers{}", prefix, a.pp > 1 ? " / pp_size (largest stage)" : ""),
-          a.hybrid_linear ? "For hybrid linear-attention models only the full-attention layers keep KV (mambaish.full_attention_layer_ids)."
+          a.hybrid_linear
+              ? fmt::format("{}full-attention layers ({} of {})", prefix, full_layers, m.num_layers)
+              : fmt::format("{}num_hidden_layers{}", prefix,
+                            a.pp > 1 ? " / pp_size (largest stage)" : ""),
+          a.hybrid_linear ? "For hybrid linear-attention models only the full-attention layers "
+                            "keep KV (mambaish.full_attention_layer_ids)."
                           : "Every attention layer keeps KV.");
 
   // R4.5 (draft KV): EAGLE-family speculative decoding keeps the draft's KV in the same pool.
-  const bool draft_kv = a.speculative() && ctx.rules.draft_cell_scaling &&
-                        (a.speculative_algorithm == "EAGLE" || a.speculative_algorithm == "EAGLE3" ||
-                         a.speculative_algorithm == "STANDALONE");
+  const bool draft_kv =
+      a.speculative() && ctx.rules.draft_cell_scaling &&
+      (a.speculative_algorithm == "EAGLE" || a.speculative_algorithm == "EAGLE3" ||
+       a.speculative_algorithm == "STANDALONE");
   int draft_layers = 0;
   if (draft_kv) {
     draft_layers = std::max(1, m.mtp_layers);
-    g.input("draft_layers", draft_layers, "layers", m.mtp_layers > 0 ? Origin::kModelConfig : Origin::kEstimate,
+    g.input("draft_layers", draft_layers, "layers",
+            m.mtp_layers > 0 ? Origin::kModelConfig : Origin::kEstimate,
             m.mtp_layers > 0 ? prefix + "num_nextn_predict_layers / mtp_num_hidden_layers"
                              : "estimate: one draft layer (EAGLE heads have one)");
-    if (m.mtp_layers == 0) plan.estimated.push_back("draft_layers");
+    if (m.mtp_layers == 0)
+      plan.estimated.push_back("draft_layers");
   }
 
   double cell = 0;
@@ -60,42 +67,57 @@ void resolve_kv_pool(PlanContext& ctx) {
   if (a.uses_mla) {
     const MlaDims& mla = *m.mla;
     g.input("kv_lora_rank", mla.kv_lora_rank, "", Origin::kModelConfig, prefix + "kv_lora_rank");
-    g.input("qk_rope_head_dim", mla.qk_rope_head_dim, "", Origin::kModelConfig, prefix + "qk_rope_head_dim");
+    g.input("qk_rope_head_dim", mla.qk_rope_head_dim, "", Origin::kModelConfig,
+            prefix + "qk_rope_head_dim");
     cell = static_cast<double>(mla.kv_lora_rank + mla.qk_rope_head_dim) * full_layers * a.kv_bytes;
     cell_why = fmt::format("MLA: (kv_lora_rank + qk_rope_head_dim)·layers·bytes = ({} + {})·{}·{}.",
                            mla.kv_lora_rank, mla.qk_rope_head_dim, full_layers, a.kv_bytes);
     cell_inputs.insert(cell_inputs.end(), {"kv_lora_rank", "qk_rope_head_dim"});
     cell_rule = "R4.2";
   } else {
-    g.input("num_key_value_heads", m.num_kv_heads, "heads", Origin::kModelConfig, prefix + "num_key_value_heads");
-    g.input("head_dim", m.head_dim, "", Origin::kModelConfig, prefix + "head_dim (or hidden_size / num_attention_heads)");
+    g.input("num_key_value_heads", m.num_kv_heads, "heads", Origin::kModelConfig,
+            prefix + "num_key_value_heads");
+    g.input("head_dim", m.head_dim, "", Origin::kModelConfig,
+            prefix + "head_dim (or hidden_size / num_attention_heads)");
     const std::int64_t heads = std::max<std::int64_t>(1, m.num_kv_heads / a.attn_tp);
-    g.add({"kv_heads_per_rank", heads, "heads", "R4.1",
+    g.add({"kv_heads_per_rank",
+           heads,
+           "heads",
+           "R4.1",
            heads * a.attn_tp > m.num_kv_heads
-               ? fmt::format("max(1, {} // {}): attn-TP exceeds the KV heads, so they are replicated.", m.num_kv_heads, a.attn_tp)
+               ? fmt::format(
+                     "max(1, {} // {}): attn-TP exceeds the KV heads, so they are replicated.",
+                     m.num_kv_heads, a.attn_tp)
                : fmt::format("{} KV heads // attn-TP {}.", m.num_kv_heads, a.attn_tp),
-           "configs/model_config.py::ModelConfig.get_num_kv_heads", {"num_key_value_heads", "attn_tp_size"}});
+           "configs/model_config.py::ModelConfig.get_num_kv_heads",
+           {"num_key_value_heads", "attn_tp_size"}});
     double per_layer = static_cast<double>(heads) * (m.head_dim + m.v_head_dim) * a.kv_bytes;
-    if (a.kv_cache_dtype == "mxfp8") per_layer += static_cast<double>(heads) * (m.head_dim + m.v_head_dim) / 32;
+    if (a.kv_cache_dtype == "mxfp8")
+      per_layer += static_cast<double>(heads) * (m.head_dim + m.v_head_dim) / 32;
     if (hybrid_swa) {
       // R4.4 HybridSWAPoolConfigurator: the cell is a float; draft layers join the full term.
       const double ratio = ctx.in.real("swa_full_tokens_ratio", 0.8);
       cell = per_layer * (full_layers + draft_layers) + ratio * per_layer * swa_layers;
-      cell_why = fmt::format("Hybrid SWA: {}·({} full{}) + {}·{}·{} sliding layers.", per_layer, full_layers,
-                             draft_layers > 0 ? fmt::format(" + {} draft", draft_layers) : std::string(), ratio,
-                             per_layer, swa_layers);
+      cell_why = fmt::format(
+          "Hybrid SWA: {}·({} full{}) + {}·{}·{} sliding layers.", per_layer, full_layers,
+          draft_layers > 0 ? fmt::format(" + {} draft", draft_layers) : std::string(), ratio,
+          per_layer, swa_layers);
       cell_inputs.push_back("arg.swa_full_tokens_ratio");
       cell_rule = "R4.4";
     } else {
       cell = per_layer * full_layers;
-      cell_why = fmt::format("MHA: heads·(head_dim + v_head_dim)·layers·bytes = {}·({} + {})·{}·{}.", heads,
-                             m.head_dim, m.v_head_dim, full_layers, a.kv_bytes);
+      cell_why =
+          fmt::format("MHA: heads·(head_dim + v_head_dim)·layers·bytes = {}·({} + {})·{}·{}.",
+                      heads, m.head_dim, m.v_head_dim, full_layers, a.kv_bytes);
     }
     cell_inputs.insert(cell_inputs.end(), {"kv_heads_per_rank", "head_dim"});
   }
-  if (!hybrid_swa) cell = std::floor(cell);
-  g.add({"kv_cell_bytes.target", hybrid_swa ? Value(cell) : Value(static_cast<std::int64_t>(cell)), "bytes/token",
-         cell_rule, cell_why, std::string(kPools) + (hybrid_swa ? "::HybridSWAPoolConfigurator.__init__" : "::DefaultPoolConfigurator._compute_cell_size"),
+  if (!hybrid_swa)
+    cell = std::floor(cell);
+  g.add({"kv_cell_bytes.target", hybrid_swa ? Value(cell) : Value(static_cast<std::int64_t>(cell)),
+         "bytes/token", cell_rule, cell_why,
+         std::string(kPools) + (hybrid_swa ? "::HybridSWAPoolConfigurator.__init__"
+                                           : "::DefaultPoolConfigurator._compute_cell_size"),
          cell_inputs});
 
   double final_cell = cell;
@@ -103,14 +125,17 @@ void resolve_kv_pool(PlanContext& ctx) {
   std::string final_why = "No draft KV.";
   if (draft_kv && !hybrid_swa) {
     final_cell = std::floor(cell * (1 + static_cast<double>(draft_layers) / full_layers));
-    final_why = fmt::format("EAGLE-family draft KV: int(cell · (1 + {}/{})).", draft_layers, full_layers);
+    final_why =
+        fmt::format("EAGLE-family draft KV: int(cell · (1 + {}/{})).", draft_layers, full_layers);
     final_inputs.push_back("draft_layers");
   } else if (draft_kv) {
     final_why = "Draft layers are in the hybrid SWA cell's full term.";
     final_inputs.push_back("draft_layers");
   }
-  g.add({"kv_cell_bytes", hybrid_swa ? Value(final_cell) : Value(static_cast<std::int64_t>(final_cell)),
-         "bytes/token", "R4.5", final_why, std::string(kPools) + "::DefaultPoolConfigurator.__init__", final_inputs});
+  g.add({"kv_cell_bytes",
+         hybrid_swa ? Value(final_cell) : Value(static_cast<std::int64_t>(final_cell)),
+         "bytes/token", "R4.5", final_why,
+         std::string(kPools) + "::DefaultPoolConfigurator.__init__", final_inputs});
 
   // R4.6: tokens from the budget.
   const std::string budget_id = g.find("kv_budget_gib") != nullptr ? "kv_budget_gib" : "rest_gib";
@@ -121,27 +146,38 @@ void resolve_kv_pool(PlanContext& ctx) {
     const double suggested = std::ceil((1 - avail / p) * 1000) / 1000;
     plan.starts = false;
     plan.startup_error = fmt::format(
-        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={:.4f}. "
+        "ValueError: Loaded weights leave no GPU memory for the KV cache under "
+        "--mem-fraction-static={:.4f}. "
         "Raise --mem-fraction-static above {:.3f}",
         g.value("mem_fraction_static").as_number(), suggested);
-    ctx.finding(Severity::kError, "no-memory-for-kv", {ctx.typed("mem_fraction_static")},
-                fmt::format("The weights leave no memory for the KV cache: SGLang fails at startup; raise "
-                            "--mem-fraction-static above {:.3f}",
-                            suggested),
-                "R3.6", "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes");
+    ctx.finding(
+        Severity::kError, "no-memory-for-kv", {ctx.typed("mem_fraction_static")},
+        fmt::format("The weights leave no memory for the KV cache: SGLang fails at startup; raise "
+                    "--mem-fraction-static above {:.3f}",
+                    suggested),
+        "R3.6", "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes");
   }
   const double budget_bytes = std::floor(std::max(0.0, budget_gib) * kGiB);
   std::int64_t tokens = static_cast<std::int64_t>(std::floor(budget_bytes / final_cell));
   tokens = tokens / a.page_size * a.page_size;
   if (hybrid_swa) {
     const double ratio = g.value("arg.swa_full_tokens_ratio").as_number();
-    const std::int64_t swa_tokens = static_cast<std::int64_t>(static_cast<double>(tokens) * ratio) / a.page_size * a.page_size;
-    g.add({"swa_max_total_num_tokens", swa_tokens, "tokens", "R4.4",
+    const std::int64_t swa_tokens =
+        static_cast<std::int64_t>(static_cast<double>(tokens) * ratio) / a.page_size * a.page_size;
+    g.add({"swa_max_total_num_tokens",
+           swa_tokens,
+           "tokens",
+           "R4.4",
            fmt::format("Sliding-window pool: full tokens × {} floored to the page.", ratio),
-           std::string(kPools) + "::HybridSWAPoolConfigurator._solve_pool_sizes", {"max_total_num_tokens.profiled", "arg.swa_full_tokens_ratio"}});
+           std::string(kPools) + "::HybridSWAPoolConfigurator._solve_pool_sizes",
+           {"max_total_num_tokens.profiled", "arg.swa_full_tokens_ratio"}});
   }
-  g.add({"max_total_num_tokens.profiled", tokens, "tokens", "R4.6",
-         fmt::format("int({:.4f} GiB · 2^30) // {} bytes, floored to page size {}.", budget_gib, final_cell, a.page_size),
+  g.add({"max_total_num_tokens.profiled",
+         tokens,
+         "tokens",
+         "R4.6",
+         fmt::format("int({:.4f} GiB · 2^30) // {} bytes, floored to page size {}.", budget_gib,
+                     final_cell, a.page_size),
          std::string(kPools) + "::DefaultPoolConfigurator.calculate_pool_sizes",
          {budget_id, "kv_cell_bytes", "page_size.resolved"}});
   std::string why = "The profiled capacity.";
@@ -153,8 +189,10 @@ void resolve_kv_pool(PlanContext& ctx) {
       why = "--max-total-tokens caps the profiled capacity.";
     } else {
       why = "--max-total-tokens is above the profiled capacity, which is used (SGLang warns).";
-      ctx.finding(Severity::kWarning, "max-total-tokens-above-capacity", {ctx.typed("max_total_tokens")},
-                  fmt::format("--max-total-tokens {} is larger than the profiled {}; SGLang uses the profiled value",
+      ctx.finding(Severity::kWarning, "max-total-tokens-above-capacity",
+                  {ctx.typed("max_total_tokens")},
+                  fmt::format("--max-total-tokens {} is larger than the profiled {}; SGLang uses "
+                              "the profiled value",
                               *a.max_total_tokens, tokens),
                   "R4.7", "kv_cache_configurator.py::KVCacheConfigurator._apply_token_constraints");
     }
@@ -163,8 +201,10 @@ void resolve_kv_pool(PlanContext& ctx) {
          "kv_cache_configurator.py::KVCacheConfigurator._apply_token_constraints", inputs});
   if (tokens <= 0 && plan.starts) {
     plan.starts = false;
-    plan.startup_error = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.";
-    ctx.finding(Severity::kError, "no-kv-tokens", {}, "The KV pool gets no token: SGLang fails at startup.", "R4.9",
+    plan.startup_error =
+        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.";
+    ctx.finding(Severity::kError, "no-kv-tokens", {},
+                "The KV pool gets no token: SGLang fails at startup.", "R4.9",
                 "model_executor/pool_configurator.py::MemoryPoolConfig.__post_init__");
   }
   plan.memory.push_back({"KV cache", static_cast<double>(tokens) * final_cell / kGiB, "rule"});

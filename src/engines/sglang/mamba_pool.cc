@@ -13,7 +13,8 @@ namespace {
 constexpr char kConfigurator[] = "kv_cache_configurator.py::KVCacheConfigurator";
 
 double state_dtype_bytes(const std::string& dtype) {
-  if (dtype == "float32") return 4;
+  if (dtype == "float32")
+    return 4;
   return 2;  // bfloat16, float16
 }
 
@@ -42,7 +43,8 @@ std::string resolve_ssm_dtype(PlanContext& ctx, std::string* why) {
 
 void resolve_mamba_pool(PlanContext& ctx) {
   ResolvedArgs& a = ctx.args;
-  if (!a.hybrid_linear) return;
+  if (!a.hybrid_linear)
+    return;
   Derivation& g = ctx.graph();
   Plan& plan = ctx.plan;
   const ModelShape& m = ctx.scenario.model;
@@ -50,42 +52,72 @@ void resolve_mamba_pool(PlanContext& ctx) {
   const std::int64_t tp = a.attn_tp;
 
   const std::string prefix = "config.json " + m.text_prefix;
-  g.input("linear_num_key_heads", l.num_key_heads, "heads", Origin::kModelConfig, prefix + "linear_num_key_heads");
-  g.input("linear_num_value_heads", l.num_value_heads, "heads", Origin::kModelConfig, prefix + "linear_num_value_heads");
-  g.input("linear_key_head_dim", l.key_head_dim, "", Origin::kModelConfig, prefix + "linear_key_head_dim");
-  g.input("linear_value_head_dim", l.value_head_dim, "", Origin::kModelConfig, prefix + "linear_value_head_dim");
-  g.input("linear_conv_kernel_dim", l.conv_kernel, "", Origin::kModelConfig, prefix + "linear_conv_kernel_dim");
+  g.input("linear_num_key_heads", l.num_key_heads, "heads", Origin::kModelConfig,
+          prefix + "linear_num_key_heads");
+  g.input("linear_num_value_heads", l.num_value_heads, "heads", Origin::kModelConfig,
+          prefix + "linear_num_value_heads");
+  g.input("linear_key_head_dim", l.key_head_dim, "", Origin::kModelConfig,
+          prefix + "linear_key_head_dim");
+  g.input("linear_value_head_dim", l.value_head_dim, "", Origin::kModelConfig,
+          prefix + "linear_value_head_dim");
+  g.input("linear_conv_kernel_dim", l.conv_kernel, "", Origin::kModelConfig,
+          prefix + "linear_conv_kernel_dim");
   const int n_linear = m.count_layers(LayerKind::kLinearAttention);
   g.input("linear_attention_layers", n_linear, "layers", Origin::kModelConfig,
-          fmt::format("{}num_hidden_layers {} with full_attention_interval {}", prefix, m.num_layers, l.full_attention_interval),
-          "Layers i with (i+1) % full_attention_interval != 0 are linear (Qwen3NextConfig.layers_block_type).");
+          fmt::format("{}num_hidden_layers {} with full_attention_interval {}", prefix,
+                      m.num_layers, l.full_attention_interval),
+          "Layers i with (i+1) % full_attention_interval != 0 are linear "
+          "(Qwen3NextConfig.layers_block_type).");
 
   // R6.1-R6.3: conv state.
   std::int64_t n_groups = l.num_key_heads;
-  if (n_groups % tp != 0) n_groups += tp - n_groups;  // extra_groups_for_head_shards
-  const std::int64_t conv_dim = static_cast<std::int64_t>(l.value_head_dim) * l.num_value_heads + 2 * n_groups * l.key_head_dim;
-  g.add({"mamba_conv_dim", conv_dim, "channels", "R6.2",
-         fmt::format("Dv·Hv + 2·n_groups·Dk = {}·{} + 2·{}·{} (n_groups {} after sharding over attn-TP {}).",
-                     l.value_head_dim, l.num_value_heads, n_groups, l.key_head_dim, n_groups, tp),
-         "configs/mamba_utils.py::Mamba2StateShape.create",
-         {"linear_value_head_dim", "linear_num_value_heads", "linear_num_key_heads", "linear_key_head_dim", "attn_tp_size"}});
+  if (n_groups % tp != 0)
+    n_groups += tp - n_groups;  // extra_groups_for_head_shards
+  const std::int64_t conv_dim = static_cast<std::int64_t>(l.value_head_dim) * l.num_value_heads +
+                                2 * n_groups * l.key_head_dim;
+  g.add(
+      {"mamba_conv_dim",
+       conv_dim,
+       "channels",
+       "R6.2",
+       fmt::format(
+           "Dv·Hv + 2·n_groups·Dk = {}·{} + 2·{}·{} (n_groups {} after sharding over attn-TP {}).",
+           l.value_head_dim, l.num_value_heads, n_groups, l.key_head_dim, n_groups, tp),
+       "configs/mamba_utils.py::Mamba2StateShape.create",
+       {"linear_value_head_dim", "linear_num_value_heads", "linear_num_key_heads",
+        "linear_key_head_dim", "attn_tp_size"}});
   const auto& env = ctx.scenario.environment;
-  const std::string conv_dtype = env.count("SGLANG_MAMBA_CONV_DTYPE") ? env.at("SGLANG_MAMBA_CONV_DTYPE") : "bfloat16";
+  const std::string conv_dtype =
+      env.count("SGLANG_MAMBA_CONV_DTYPE") ? env.at("SGLANG_MAMBA_CONV_DTYPE") : "bfloat16";
   std::string ssm_why;
   const std::string ssm_dtype = resolve_ssm_dtype(ctx, &ssm_why);
   a.mamba_ssm_dtype = ssm_dtype;
-  g.add({"mamba_ssm_dtype.resolved", ssm_dtype, "", "R6.4", ssm_why, "configs/mamba_utils.py::mamba2_state_dtype",
+  g.add({"mamba_ssm_dtype.resolved",
+         ssm_dtype,
+         "",
+         "R6.4",
+         ssm_why,
+         "configs/mamba_utils.py::mamba2_state_dtype",
          {"arg.mamba_ssm_dtype"}});
-  const double conv_bytes = static_cast<double>(conv_dim / tp) * (l.conv_kernel - 1) * state_dtype_bytes(conv_dtype);
-  const double ssm_bytes = static_cast<double>(l.num_value_heads / tp) * l.value_head_dim * l.key_head_dim * state_dtype_bytes(ssm_dtype);
+  const double conv_bytes =
+      static_cast<double>(conv_dim / tp) * (l.conv_kernel - 1) * state_dtype_bytes(conv_dtype);
+  const double ssm_bytes = static_cast<double>(l.num_value_heads / tp) * l.value_head_dim *
+                           l.key_head_dim * state_dtype_bytes(ssm_dtype);
   const double per_req = (conv_bytes + ssm_bytes) * n_linear;
-  g.add({"mamba_state_bytes_per_request", static_cast<std::int64_t>(per_req), "bytes", "R6.5",
-         fmt::format("({} conv + {} ssm bytes per layer) × {} linear layers = {:.2f} MiB: conv ({}/{})·{} {}, "
-                     "ssm ({}/{})·{}·{} {}.",
-                     conv_bytes, ssm_bytes, n_linear, per_req / kMiB, conv_dim, tp, l.conv_kernel - 1, conv_dtype,
-                     l.num_value_heads, tp, l.value_head_dim, l.key_head_dim, ssm_dtype),
-         "configs/mamba_utils.py::BaseLinearStateParams.mamba_cache_per_req",
-         {"mamba_conv_dim", "linear_conv_kernel_dim", "linear_num_value_heads", "linear_value_head_dim", "linear_key_head_dim", "mamba_ssm_dtype.resolved", "linear_attention_layers", "attn_tp_size"}});
+  g.add(
+      {"mamba_state_bytes_per_request",
+       static_cast<std::int64_t>(per_req),
+       "bytes",
+       "R6.5",
+       fmt::format("({} conv + {} ssm bytes per layer) × {} linear layers = {:.2f} MiB: conv "
+                   "({}/{})·{} {}, "
+                   "ssm ({}/{})·{}·{} {}.",
+                   conv_bytes, ssm_bytes, n_linear, per_req / kMiB, conv_dim, tp, l.conv_kernel - 1,
+                   conv_dtype, l.num_value_heads, tp, l.value_head_dim, l.key_head_dim, ssm_dtype),
+       "configs/mamba_utils.py::BaseLinearStateParams.mamba_cache_per_req",
+       {"mamba_conv_dim", "linear_conv_kernel_dim", "linear_num_value_heads",
+        "linear_value_head_dim", "linear_key_head_dim", "mamba_ssm_dtype.resolved",
+        "linear_attention_layers", "attn_tp_size"}});
 
   // R5.8: state slots per running request.
   std::int64_t ratio = 1;
@@ -96,11 +128,13 @@ void resolve_mamba_pool(PlanContext& ctx) {
   } else {
     ratio = 3;
     ratio_why = "3 slots per request for the radix cache";
-    const bool extra = a.mamba_strategy == "extra_buffer" || a.mamba_strategy == "extra_buffer_lazy";
+    const bool extra =
+        a.mamba_strategy == "extra_buffer" || a.mamba_strategy == "extra_buffer_lazy";
     if (extra && !a.disable_overlap_schedule) {
       const std::int64_t add = a.mamba_strategy == "extra_buffer_lazy" ? 1 : 2;
       ratio += add;
-      ratio_why += fmt::format(" + {} ping-pong buffer{} ({} with the overlap schedule)", add, add > 1 ? "s" : "", a.mamba_strategy);
+      ratio_why += fmt::format(" + {} ping-pong buffer{} ({} with the overlap schedule)", add,
+                               add > 1 ? "s" : "", a.mamba_strategy);
     } else if (extra) {
       ratio += 1;
       ratio_why += " + 1 buffer (extra_buffer without overlap)";
@@ -109,9 +143,14 @@ void resolve_mamba_pool(PlanContext& ctx) {
     }
     ratio_why += ".";
   }
-  g.add({"mamba_ratio", ratio, "slots/request", "R5.8", ratio_why,
+  g.add({"mamba_ratio",
+         ratio,
+         "slots/request",
+         "R5.8",
+         ratio_why,
          std::string(kConfigurator) + "._calculate_mamba_ratio",
-         {"arg.disable_radix_cache", "mamba_radix_cache_strategy.resolved", "disable_overlap_schedule.resolved"}});
+         {"arg.disable_radix_cache", "mamba_radix_cache_strategy.resolved",
+          "disable_overlap_schedule.resolved"}});
 
   // R6.6-R6.8: pool size.
   double rest = g.value("rest_gib").as_number();
@@ -128,42 +167,60 @@ void resolve_mamba_pool(PlanContext& ctx) {
     k = *user_k / a.attn_dp;
     why = fmt::format("--max-mamba-cache-size {} / attn-DP {}.", *user_k, a.attn_dp);
     inputs.push_back("arg.max_mamba_cache_size");
-    if (spec) intermediate_gib = per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
-  } else if (a.disable_radix_cache && a.max_running_requests && ctx.in.setting_for("max_running_requests") != nullptr) {
+    if (spec)
+      intermediate_gib =
+          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
+  } else if (a.disable_radix_cache && a.max_running_requests &&
+             ctx.in.setting_for("max_running_requests") != nullptr) {
     k = *a.max_running_requests / a.attn_dp;
     why = "--disable-radix-cache with --max-running-requests: one slot per request.";
     inputs.push_back("arg.max_running_requests");
-    if (spec) intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
+    if (spec)
+      intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
   } else {
     const double budget_gib = rest * mamba_ratio_r / (1 + mamba_ratio_r);
-    g.add({"mamba_budget_gib", budget_gib, "GiB", "R6.8",
-           fmt::format("rest · r/(1+r) with r = mamba_full_memory_ratio {}: {:.3f} · {:.4f}.", mamba_ratio_r, rest,
-                       mamba_ratio_r / (1 + mamba_ratio_r)),
-           std::string(kConfigurator) + "._handle_max_mamba_cache", {"rest_gib", "arg.mamba_full_memory_ratio"}});
+    g.add({"mamba_budget_gib",
+           budget_gib,
+           "GiB",
+           "R6.8",
+           fmt::format("rest · r/(1+r) with r = mamba_full_memory_ratio {}: {:.3f} · {:.4f}.",
+                       mamba_ratio_r, rest, mamba_ratio_r / (1 + mamba_ratio_r)),
+           std::string(kConfigurator) + "._handle_max_mamba_cache",
+           {"rest_gib", "arg.mamba_full_memory_ratio"}});
     inputs = {"mamba_budget_gib", "mamba_state_bytes_per_request"};
     const double budget_bytes = budget_gib * kGiB;
     if (spec && ctx.rules.joint_mamba_speculative_solve) {
-      k = static_cast<std::int64_t>(std::floor(budget_bytes / (per_req * (1 + draft / static_cast<double>(ratio)))));
-      why = fmt::format("Joint solve with speculative intermediates: budget / (per_req · (1 + {}/{})).", draft, ratio);
+      k = static_cast<std::int64_t>(
+          std::floor(budget_bytes / (per_req * (1 + draft / static_cast<double>(ratio)))));
+      why = fmt::format(
+          "Joint solve with speculative intermediates: budget / (per_req · (1 + {}/{})).", draft,
+          ratio);
       inputs.push_back("speculative_num_draft_tokens.resolved");
       inputs.push_back("mamba_ratio");
-      intermediate_gib = per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
+      intermediate_gib =
+          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
     } else if (spec) {
       // Before 2026-06-12: intermediates first, then the ratio split of what remains.
       intermediate_gib = per_req * static_cast<double>(mrr_per_dp) * draft / kGiB;
       const double remaining = (rest - intermediate_gib) * mamba_ratio_r / (1 + mamba_ratio_r);
       k = static_cast<std::int64_t>(remaining * kGiB / per_req);
-      why = "Speculative intermediates are reserved first, then the ratio split (before 2026-06-12).";
+      why =
+          "Speculative intermediates are reserved first, then the ratio split (before 2026-06-12).";
     } else {
       k = static_cast<std::int64_t>(std::floor(budget_bytes / per_req));
       why = "budget / per-request state.";
     }
   }
   if (spec) {
-    g.add({"mamba_speculative_intermediate_gib", intermediate_gib, "GiB", "R6.8",
-           fmt::format("per_req · min(max_running_requests/dp, slots/ratio) · {} draft tokens.", draft),
+    g.add({"mamba_speculative_intermediate_gib",
+           intermediate_gib,
+           "GiB",
+           "R6.8",
+           fmt::format("per_req · min(max_running_requests/dp, slots/ratio) · {} draft tokens.",
+                       draft),
            std::string(kConfigurator) + "._handle_max_mamba_cache",
-           {"mamba_state_bytes_per_request", "max_running_requests.requested", "speculative_num_draft_tokens.resolved", "mamba_ratio"}});
+           {"mamba_state_bytes_per_request", "max_running_requests.requested",
+            "speculative_num_draft_tokens.resolved", "mamba_ratio"}});
     inputs.push_back("mamba_speculative_intermediate_gib");
     rest -= intermediate_gib;
   }
@@ -172,24 +229,34 @@ void resolve_mamba_pool(PlanContext& ctx) {
   if (k <= 0) {
     plan.starts = false;
     plan.startup_error = fmt::format(
-        "RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
+        "RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) state cache. "
+        "Computed "
         "max_mamba_cache_size={} (total_rest_memory={:.2f} GB, mamba_cache_per_req={:.2f} MB).",
         k, rest, per_req / kMiB);
-    ctx.finding(Severity::kError, "mamba-cache-empty", {}, "The mamba state pool gets no slot: SGLang fails at startup.",
-                "R6.9", std::string(kConfigurator) + "._handle_max_mamba_cache");
+    ctx.finding(Severity::kError, "mamba-cache-empty", {},
+                "The mamba state pool gets no slot: SGLang fails at startup.", "R6.9",
+                std::string(kConfigurator) + "._handle_max_mamba_cache");
   }
-  if (k <= 0) return;
+  if (k <= 0)
+    return;
   const double state_gib = static_cast<double>(k) * per_req / kGiB;
   rest -= state_gib;
-  g.add({"mamba_pool_gib", state_gib, "GiB", "R6.10", fmt::format("{} slots × {:.2f} MiB.", k, per_req / kMiB),
-         std::string(kConfigurator) + "._handle_max_mamba_cache", {"max_mamba_cache_size", "mamba_state_bytes_per_request"}});
+  g.add({"mamba_pool_gib",
+         state_gib,
+         "GiB",
+         "R6.10",
+         fmt::format("{} slots × {:.2f} MiB.", k, per_req / kMiB),
+         std::string(kConfigurator) + "._handle_max_mamba_cache",
+         {"max_mamba_cache_size", "mamba_state_bytes_per_request"}});
   g.add({"kv_budget_gib", rest, "GiB", "R6.10",
          spec ? "rest − speculative intermediates − mamba pool." : "rest − mamba pool.",
          std::string(kConfigurator) + "._profile_available_bytes",
-         spec ? std::vector<std::string>{"rest_gib", "mamba_speculative_intermediate_gib", "mamba_pool_gib"}
+         spec ? std::vector<std::string>{"rest_gib", "mamba_speculative_intermediate_gib",
+                                         "mamba_pool_gib"}
               : std::vector<std::string>{"rest_gib", "mamba_pool_gib"}});
   plan.memory.push_back({"mamba state pool", state_gib, "rule"});
-  if (spec) plan.memory.push_back({"mamba speculative intermediates", intermediate_gib, "rule"});
+  if (spec)
+    plan.memory.push_back({"mamba speculative intermediates", intermediate_gib, "rule"});
 }
 
 }  // namespace servescope::sglang

@@ -33,7 +33,8 @@ void resolve_memory_budget(PlanContext& ctx) {
   } else {
     p = total_gib - kPreLoadOverheadGib;
     g.input("free_before_load_gib", p, "GiB", Origin::kEstimate,
-            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL", total_gib, kPreLoadOverheadGib),
+            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL", total_gib,
+                        kPreLoadOverheadGib),
             "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.");
     plan.estimated.push_back("free_before_load");
   }
@@ -55,7 +56,8 @@ void resolve_memory_budget(PlanContext& ctx) {
     const double draft_gib = loads_draft ? weights.draft_bytes_per_gpu / kGiB : 0.0;
     g.input("weights_gib", weight_gib, "GiB", Origin::kEstimate,
             fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {}",
-                        weights.total_params / 1e9, m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp),
+                        weights.total_params / 1e9,
+                        m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp),
             "Weight bytes per GPU estimated from the model shape.");
     std::vector<std::string> inputs = {"free_before_load_gib", "weights_gib"};
     if (loads_draft) {
@@ -70,26 +72,37 @@ void resolve_memory_budget(PlanContext& ctx) {
            "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes", inputs});
     plan.estimated.push_back("free_after_load");
     plan.memory.push_back({"weights", weight_gib, "estimate"});
-    if (loads_draft) plan.memory.push_back({"draft weights", draft_gib, "estimate"});
+    if (loads_draft)
+      plan.memory.push_back({"draft weights", draft_gib, "estimate"});
   }
 
   // R3.3 slack and R3.4 rest.
   const double mfs = g.value("mem_fraction_static").as_number();
   const double slack = p * (1 - mfs);
-  g.add({"slack_gib", slack, "GiB", "R3.3",
+  g.add({"slack_gib",
+         slack,
+         "GiB",
+         "R3.3",
          fmt::format("P·(1 − mem_fraction_static) = {:.3f}·(1 − {:.4f}): runtime headroom for "
                      "activations, CUDA graphs and the request table.",
                      p, mfs),
          "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes",
          {"free_before_load_gib", "mem_fraction_static"}});
   const double rest = avail - slack;
-  g.add({"rest_gib", rest, "GiB", "R3.4",
-         fmt::format("A − slack = {:.3f} − {:.3f}: what the KV cache and mamba state may use.", avail, slack),
+  g.add({"rest_gib",
+         rest,
+         "GiB",
+         "R3.4",
+         fmt::format("A − slack = {:.3f} − {:.3f}: what the KV cache and mamba state may use.",
+                     avail, slack),
          "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes",
          {"free_after_load_gib", "slack_gib"}});
   plan.memory.insert(plan.memory.begin(), {"GPU memory (nvidia-smi)", total_gib, "catalog"});
-  plan.memory.insert(plan.memory.begin() + 1, {"free before weight load (P)", p, cal.free_before_load_gib ? "calibration" : "estimate"});
-  plan.memory.push_back({"free after weight load (A)", avail, cal.free_after_load_gib ? "calibration" : "estimate"});
+  plan.memory.insert(
+      plan.memory.begin() + 1,
+      {"free before weight load (P)", p, cal.free_before_load_gib ? "calibration" : "estimate"});
+  plan.memory.push_back(
+      {"free after weight load (A)", avail, cal.free_after_load_gib ? "calibration" : "estimate"});
   plan.memory.push_back({"runtime slack P·(1−mfs)", slack, "rule"});
 }
 

@@ -47,8 +47,8 @@ struct ResolvedArgs {
 
   bool disable_radix_cache = false;
   bool disable_overlap_schedule = false;
-  bool hybrid_linear = false;   // mambaish_config is not None
-  std::string mamba_strategy;   // resolved mamba_radix_cache_strategy
+  bool hybrid_linear = false;  // mambaish_config is not None
+  std::string mamba_strategy;  // resolved mamba_radix_cache_strategy
   std::string linear_attn_backend = "triton";
   double mamba_full_memory_ratio = 0.9;
   std::optional<std::int64_t> max_mamba_cache_size;  // user value
@@ -80,8 +80,10 @@ struct PlanContext {
     const FlagSetting* f = in.setting_for(field);
     return f == nullptr ? std::string() : f->as_typed();
   }
-  void resolved(std::string name, std::string typed_value, std::string resolved_value, std::string why) {
-    plan.resolved.push_back({std::move(name), std::move(typed_value), std::move(resolved_value), std::move(why)});
+  void resolved(std::string name, std::string typed_value, std::string resolved_value,
+                std::string why) {
+    plan.resolved.push_back(
+        {std::move(name), std::move(typed_value), std::move(resolved_value), std::move(why)});
   }
 };
 

@@ -20,14 +20,24 @@ void resolve_running_requests(PlanContext& ctx) {
   const std::int64_t tokens = g.value("max_total_num_tokens").as_int();
 
   // R5.3: the estimate from the KV capacity.
-  const std::int64_t raw = static_cast<std::int64_t>(static_cast<double>(tokens) / static_cast<double>(a.context_len) * 512);
+  const std::int64_t raw = static_cast<std::int64_t>(static_cast<double>(tokens) /
+                                                     static_cast<double>(a.context_len) * 512);
   const std::int64_t estimated = std::clamp<std::int64_t>(raw, 2048, 4096);
-  g.add({"max_running_requests.estimated", estimated, "requests", "R5.3",
-         fmt::format("clamp(int({} / {} · 512) = {}, 2048, 4096).", tokens, a.context_len, raw), kSource,
+  g.add({"max_running_requests.estimated",
+         estimated,
+         "requests",
+         "R5.3",
+         fmt::format("clamp(int({} / {} · 512) = {}, 2048, 4096).", tokens, a.context_len, raw),
+         kSource,
          {"max_total_num_tokens", "context_len"}});
   const std::int64_t half = tokens / 2;
-  g.add({"max_total_num_tokens.half", half, "requests", "R5.4", "Each running request needs at least two KV tokens.",
-         kSource, {"max_total_num_tokens"}});
+  g.add({"max_total_num_tokens.half",
+         half,
+         "requests",
+         "R5.4",
+         "Each running request needs at least two KV tokens.",
+         kSource,
+         {"max_total_num_tokens"}});
 
   std::int64_t m = 0;
   std::optional<std::int64_t> requested;
@@ -38,24 +48,28 @@ void resolve_running_requests(PlanContext& ctx) {
     switch (ctx.rules.running_requests) {
       case RunningRequestsEra::kUserRespected:
         m = std::min(*requested, half);
-        why = fmt::format("min(requested {} // attn-DP {}, T//2 {}).", *a.max_running_requests, a.attn_dp, half);
+        why = fmt::format("min(requested {} // attn-DP {}, T//2 {}).", *a.max_running_requests,
+                          a.attn_dp, half);
         inputs = {"max_running_requests.requested", "attn_dp_size", "max_total_num_tokens.half"};
         break;
       case RunningRequestsEra::kUserClampedByEstimate:
         m = std::min(*requested, estimated);
-        why = fmt::format("min(requested {} // dp {}, estimate {}) (2026-03-08 … 2026-06-11, #20142).",
-                          *a.max_running_requests, a.attn_dp, estimated);
-        inputs = {"max_running_requests.requested", "attn_dp_size", "max_running_requests.estimated"};
+        why = fmt::format(
+            "min(requested {} // dp {}, estimate {}) (2026-03-08 … 2026-06-11, #20142).",
+            *a.max_running_requests, a.attn_dp, estimated);
+        inputs = {"max_running_requests.requested", "attn_dp_size",
+                  "max_running_requests.estimated"};
         break;
       case RunningRequestsEra::kPoolThenMin:
         m = std::min(*requested, *a.max_running_requests);
-        why = fmt::format("min(requested {} // dp {}, pool {}) (≤ 2026-03-07).", *a.max_running_requests, a.attn_dp,
-                          *a.max_running_requests);
+        why = fmt::format("min(requested {} // dp {}, pool {}) (≤ 2026-03-07).",
+                          *a.max_running_requests, a.attn_dp, *a.max_running_requests);
         inputs = {"max_running_requests.requested", "attn_dp_size"};
         break;
     }
   } else {
-    m = ctx.rules.running_requests == RunningRequestsEra::kPoolThenMin ? std::min(half, estimated) : std::min(estimated, half);
+    m = ctx.rules.running_requests == RunningRequestsEra::kPoolThenMin ? std::min(half, estimated)
+                                                                       : std::min(estimated, half);
     why = fmt::format("No explicit value: min(estimate {}, T//2 {}).", estimated, half);
     inputs = {"max_running_requests.estimated", "max_total_num_tokens.half"};
   }
@@ -68,15 +82,20 @@ void resolve_running_requests(PlanContext& ctx) {
     const std::int64_t slots = g.value("max_mamba_cache_size").as_int();
     const std::int64_t ratio = g.value("mamba_ratio").as_int();
     const std::int64_t cap = slots / ratio;
-    g.add({"max_running_requests.mamba_cap", cap, "requests", "R5.6",
-           fmt::format("max_mamba_cache_size {} // {} slots per request.", slots, ratio), kSource,
+    g.add({"max_running_requests.mamba_cap",
+           cap,
+           "requests",
+           "R5.6",
+           fmt::format("max_mamba_cache_size {} // {} slots per request.", slots, ratio),
+           kSource,
            {"max_mamba_cache_size", "mamba_ratio"}});
     final_inputs.push_back("max_running_requests.mamba_cap");
     rule = "R5.6";
     if (cap < m) {
-      final_why = fmt::format("The mamba state cap {} is below the KV bound {}: hybrid models run at most "
-                              "max_mamba_cache_size // ratio requests.",
-                              cap, m);
+      final_why = fmt::format(
+          "The mamba state cap {} is below the KV bound {}: hybrid models run at most "
+          "max_mamba_cache_size // ratio requests.",
+          cap, m);
       m = cap;
     } else {
       final_why = fmt::format("The KV bound {} is below the mamba state cap {}.", m, cap);
@@ -85,40 +104,69 @@ void resolve_running_requests(PlanContext& ctx) {
   g.add({"max_running_requests", m, "requests", rule, final_why, kSource, final_inputs});
   if (m <= 0 && plan.starts) {
     plan.starts = false;
-    plan.startup_error = "RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any requests.";
-    ctx.finding(Severity::kError, "no-running-requests", {}, "No request fits: SGLang fails at startup.", "R5.6", kSource);
+    plan.startup_error =
+        "RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any "
+        "requests.";
+    ctx.finding(Severity::kError, "no-running-requests", {},
+                "No request fits: SGLang fails at startup.", "R5.6", kSource);
   }
   if (requested && m < *requested) {
     const bool mamba = a.hybrid_linear && final_why.rfind("The mamba state cap", 0) == 0;
-    ctx.finding(Severity::kWarning, mamba ? "running-requests-capped-by-mamba" : "running-requests-reduced",
-                {ctx.typed("max_running_requests")},
-                fmt::format("max_running_requests is {} per DP worker, below the requested {}: {}", m, *requested,
-                            mamba ? "the mamba state pool caps it" : "the KV cache capacity caps it"),
-                rule, kSource);
+    ctx.finding(
+        Severity::kWarning, mamba ? "running-requests-capped-by-mamba" : "running-requests-reduced",
+        {ctx.typed("max_running_requests")},
+        fmt::format("max_running_requests is {} per DP worker, below the requested {}: {}", m,
+                    *requested,
+                    mamba ? "the mamba state pool caps it" : "the KV cache capacity caps it"),
+        rule, kSource);
   }
 
   // R5.15: decode graphs are captured only up to req_to_token_pool.size (= max_running_requests).
   if (a.decode_graph_backend != "disabled") {
     std::vector<std::int64_t> captured;
     for (std::int64_t bs : a.decode_bs) {
-      if (bs <= m) captured.push_back(bs);
+      if (bs <= m)
+        captured.push_back(bs);
     }
-    if (m > 0 && std::find(captured.begin(), captured.end(), m) == captured.end() && m < a.decode_max_bs) {
+    if (m > 0 && std::find(captured.begin(), captured.end(), m) == captured.end() &&
+        m < a.decode_max_bs) {
       captured.push_back(m);
     }
-    g.add({"cuda_graph_bs", IntList(captured), "requests", "R5.15",
-           fmt::format("Decode sizes up to min(max_bs {}, max_running_requests {}).", a.decode_max_bs, m),
-           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture", {"cuda_graph_bs_decode.resolved", "max_running_requests"}});
-    const std::int64_t eff = captured.empty() ? 0 : *std::max_element(captured.begin(), captured.end());
-    g.add({"cuda_graph_max_bs", eff, "requests", "R5.15",
-           eff < a.decode_max_bs ? fmt::format("Configured {} but captured only up to max_running_requests.", a.decode_max_bs)
-                                 : std::string("The configured decode max_bs."),
-           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture", {"cuda_graph_bs"}});
+    g.add({"cuda_graph_bs",
+           IntList(captured),
+           "requests",
+           "R5.15",
+           fmt::format("Decode sizes up to min(max_bs {}, max_running_requests {}).",
+                       a.decode_max_bs, m),
+           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture",
+           {"cuda_graph_bs_decode.resolved", "max_running_requests"}});
+    const std::int64_t eff =
+        captured.empty() ? 0 : *std::max_element(captured.begin(), captured.end());
+    g.add({"cuda_graph_max_bs",
+           eff,
+           "requests",
+           "R5.15",
+           eff < a.decode_max_bs
+               ? fmt::format("Configured {} but captured only up to max_running_requests.",
+                             a.decode_max_bs)
+               : std::string("The configured decode max_bs."),
+           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture",
+           {"cuda_graph_bs"}});
   } else {
-    g.add({"cuda_graph_bs", IntList{}, "requests", "R5.15", "Decode CUDA graphs are disabled.",
-           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture", {"cuda_graph_backend_decode.resolved"}});
-    g.add({"cuda_graph_max_bs", std::int64_t{0}, "requests", "R5.15", "Decode CUDA graphs are disabled.",
-           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture", {"cuda_graph_bs"}});
+    g.add({"cuda_graph_bs",
+           IntList{},
+           "requests",
+           "R5.15",
+           "Decode CUDA graphs are disabled.",
+           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture",
+           {"cuda_graph_backend_decode.resolved"}});
+    g.add({"cuda_graph_max_bs",
+           std::int64_t{0},
+           "requests",
+           "R5.15",
+           "Decode CUDA graphs are disabled.",
+           "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture",
+           {"cuda_graph_bs"}});
   }
 }
 

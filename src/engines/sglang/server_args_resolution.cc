@@ -13,7 +13,9 @@ namespace {
 
 constexpr char kServerArgs[] = "server_args.py::ServerArgs";
 
-std::string src(std::string_view function) { return fmt::format("{}.{}", kServerArgs, function); }
+std::string src(std::string_view function) {
+  return fmt::format("{}.{}", kServerArgs, function);
+}
 
 bool contains_arch(std::initializer_list<std::string_view> list, std::string_view arch) {
   return std::find(list.begin(), list.end(), arch) != list.end();
@@ -34,18 +36,27 @@ Status resolve_parallelism(PlanContext& ctx) {
   a.dp_attention = asked && a.dp > 1;
   a.attn_dp = a.dp_attention ? a.dp : 1;
   if (a.tp % a.attn_dp != 0) {
-    return fail(fmt::format("--tp-size {} is not divisible by --dp-size {}: SGLang's DP attention needs "
-                            "tp_size % dp_size == 0",
-                            a.tp, a.dp));
+    return fail(
+        fmt::format("--tp-size {} is not divisible by --dp-size {}: SGLang's DP attention needs "
+                    "tp_size % dp_size == 0",
+                    a.tp, a.dp));
   }
   a.attn_tp = a.tp / a.attn_dp;
-  g.add({"attn_dp_size", a.attn_dp, "", "R8.1",
+  g.add({"attn_dp_size",
+         a.attn_dp,
+         "",
+         "R8.1",
          a.dp_attention ? "With --enable-dp-attention every DP rank is an attention-DP worker."
                         : "Without DP attention there is one attention-DP worker.",
-         "arg_groups/overrides.py::_data_parallelism_defaults", {"arg.dp_size", "arg.enable_dp_attention"}});
-  g.add({"attn_tp_size", a.attn_tp, "", "R8.1",
+         "arg_groups/overrides.py::_data_parallelism_defaults",
+         {"arg.dp_size", "arg.enable_dp_attention"}});
+  g.add({"attn_tp_size",
+         a.attn_tp,
+         "",
+         "R8.1",
          "Attention tensor parallelism is tp_size divided by the attention-DP size.",
-         "distributed/parallel_state.py (attn_tp_size)", {"arg.tp_size", "attn_dp_size"}});
+         "distributed/parallel_state.py (attn_tp_size)",
+         {"arg.tp_size", "attn_dp_size"}});
   return ok_status();
 }
 
@@ -64,24 +75,33 @@ void resolve_context_length(PlanContext& ctx) {
     ctx_len = *user;
     why = "--context-length sets it.";
     if (*user > m.context_length) {
-      const bool allowed = ctx.scenario.environment.count("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") > 0;
+      const bool allowed =
+          ctx.scenario.environment.count("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") > 0;
       if (!allowed) {
         ctx.plan.starts = false;
         ctx.plan.startup_error = fmt::format(
-            "ValueError: User-specified context_length ({}) is greater than the derived context_length "
+            "ValueError: User-specified context_length ({}) is greater than the derived "
+            "context_length "
             "({}). ... set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
             *user, m.context_length);
-        ctx.finding(Severity::kError, "context-length-too-long", {ctx.typed("context_length")},
-                    fmt::format("--context-length {} exceeds the model's {}; SGLang refuses to start "
-                                "unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
-                                *user, m.context_length),
-                    "R1.2", "configs/model_config.py::ModelConfig._derive_context_length");
+        ctx.finding(
+            Severity::kError, "context-length-too-long", {ctx.typed("context_length")},
+            fmt::format("--context-length {} exceeds the model's {}; SGLang refuses to start "
+                        "unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+                        *user, m.context_length),
+            "R1.2", "configs/model_config.py::ModelConfig._derive_context_length");
       }
-      why = "--context-length above the model's own; allowed only with SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN.";
+      why =
+          "--context-length above the model's own; allowed only with "
+          "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN.";
     }
   }
   ctx.args.context_len = ctx_len;
-  g.add({"context_len", ctx_len, "tokens", "R1.2", why,
+  g.add({"context_len",
+         ctx_len,
+         "tokens",
+         "R1.2",
+         why,
          "configs/model_config.py::ModelConfig._derive_context_length",
          {"model_context_length", "arg.context_length"}});
 }
@@ -95,13 +115,19 @@ void resolve_speculative(PlanContext& ctx) {
   auto user_mrr = ctx.in.optional_integer("max_running_requests", "requests");
   a.max_running_requests = user_mrr;
   if (!algo) {
-    g.add({"max_running_requests.requested", user_mrr ? Value(*user_mrr) : Value(), "requests", "R5.4",
-           user_mrr ? "--max-running-requests as typed." : "Not set: SGLang estimates it from the KV capacity.",
-           src("max_running_requests"), {"arg.max_running_requests"}});
+    g.add({"max_running_requests.requested",
+           user_mrr ? Value(*user_mrr) : Value(),
+           "requests",
+           "R5.4",
+           user_mrr ? "--max-running-requests as typed."
+                    : "Not set: SGLang estimates it from the KV capacity.",
+           src("max_running_requests"),
+           {"arg.max_running_requests"}});
     return;
   }
   std::string name = to_upper(*algo);
-  if (name == "NEXTN") name = "EAGLE";  // SpeculativeAlgorithm.from_string maps NEXTN to EAGLE
+  if (name == "NEXTN")
+    name = "EAGLE";  // SpeculativeAlgorithm.from_string maps NEXTN to EAGLE
   a.speculative_algorithm = name;
   auto steps = ctx.in.optional_integer("speculative_num_steps");
   auto topk = ctx.in.optional_integer("speculative_eagle_topk");
@@ -121,27 +147,51 @@ void resolve_speculative(PlanContext& ctx) {
   a.speculative_steps = steps.value_or(auto_steps);
   a.speculative_topk = topk.value_or(auto_topk);
   a.speculative_draft_tokens = draft.value_or(auto_draft);
-  if (name != "NGRAM" && a.speculative_topk == 1 && a.speculative_draft_tokens != a.speculative_steps + 1) {
+  if (name != "NGRAM" && a.speculative_topk == 1 &&
+      a.speculative_draft_tokens != a.speculative_steps + 1) {
     a.speculative_draft_tokens = a.speculative_steps + 1;
   }
   const std::string auto_why = fmt::format(
       "Unset parameters take the automatic choice ({}, {}, {}) for {}; with top-k 1 the draft "
       "tokens are steps + 1.",
       auto_steps, auto_topk, auto_draft, ctx.scenario.model.architecture);
-  g.add({"speculative_num_steps.resolved", a.speculative_steps, "steps", "R7.2", auto_why,
-         "arg_groups/speculative_hook.py::_auto_choose_speculative_params", {"arg.speculative_num_steps", "arg.speculative_algorithm"}});
-  g.add({"speculative_eagle_topk.resolved", a.speculative_topk, "", "R7.2", auto_why,
-         "arg_groups/speculative_hook.py::_auto_choose_speculative_params", {"arg.speculative_eagle_topk", "arg.speculative_algorithm"}});
-  g.add({"speculative_num_draft_tokens.resolved", a.speculative_draft_tokens, "tokens", "R7.2", auto_why,
-         "arg_groups/speculative_hook.py::_handle_eagle_family", {"arg.speculative_num_draft_tokens", "speculative_num_steps.resolved", "speculative_eagle_topk.resolved"}});
+  g.add({"speculative_num_steps.resolved",
+         a.speculative_steps,
+         "steps",
+         "R7.2",
+         auto_why,
+         "arg_groups/speculative_hook.py::_auto_choose_speculative_params",
+         {"arg.speculative_num_steps", "arg.speculative_algorithm"}});
+  g.add({"speculative_eagle_topk.resolved",
+         a.speculative_topk,
+         "",
+         "R7.2",
+         auto_why,
+         "arg_groups/speculative_hook.py::_auto_choose_speculative_params",
+         {"arg.speculative_eagle_topk", "arg.speculative_algorithm"}});
+  g.add({"speculative_num_draft_tokens.resolved",
+         a.speculative_draft_tokens,
+         "tokens",
+         "R7.2",
+         auto_why,
+         "arg_groups/speculative_hook.py::_handle_eagle_family",
+         {"arg.speculative_num_draft_tokens", "speculative_num_steps.resolved",
+          "speculative_eagle_topk.resolved"}});
   if (!user_mrr) {
     a.max_running_requests = 48;
-    ctx.resolved("max_running_requests", "", "48", "speculative decoding resets an unset --max-running-requests to 48 (R5.10)");
+    ctx.resolved("max_running_requests", "", "48",
+                 "speculative decoding resets an unset --max-running-requests to 48 (R5.10)");
   }
-  g.add({"max_running_requests.requested", *a.max_running_requests, "requests", "R5.10",
-         user_mrr ? "--max-running-requests as typed (speculative decoding keeps an explicit value)."
-                  : "Speculative decoding sets an unset --max-running-requests to 48 (\"Max running requests is reset to 48 for speculative decoding\").",
-         "arg_groups/speculative_hook.py::_handle_eagle_family", {"arg.max_running_requests", "arg.speculative_algorithm"}});
+  g.add({"max_running_requests.requested",
+         *a.max_running_requests,
+         "requests",
+         "R5.10",
+         user_mrr
+             ? "--max-running-requests as typed (speculative decoding keeps an explicit value)."
+             : "Speculative decoding sets an unset --max-running-requests to 48 (\"Max running "
+               "requests is reset to 48 for speculative decoding\").",
+         "arg_groups/speculative_hook.py::_handle_eagle_family",
+         {"arg.max_running_requests", "arg.speculative_algorithm"}});
 }
 
 // --- CUDA graphs (§9.3, R2.1-R2.3) ------------------------------------------------------
@@ -155,27 +205,32 @@ struct GraphPhase {
 };
 
 void apply_json_phase(const nlohmann::json& phase, GraphPhase& p, const std::string& typed) {
-  if (!phase.is_object()) return;
+  if (!phase.is_object())
+    return;
   if (auto b = phase.find("backend"); b != phase.end() && b->is_string()) {
     p.backend = b->get<std::string>();
     p.locked = true;
     p.lock_reason = typed;
   }
-  if (auto m = phase.find("max_bs"); m != phase.end() && m->is_number_integer()) p.max_bs = m->get<std::int64_t>();
+  if (auto m = phase.find("max_bs"); m != phase.end() && m->is_number_integer())
+    p.max_bs = m->get<std::int64_t>();
   if (auto l = phase.find("bs"); l != phase.end() && l->is_array()) {
     std::vector<std::int64_t> v;
     for (const auto& e : *l) {
-      if (e.is_number_integer()) v.push_back(e.get<std::int64_t>());
+      if (e.is_number_integer())
+        v.push_back(e.get<std::int64_t>());
     }
     p.bs = v;
   }
 }
 
-std::vector<std::int64_t> decode_batch_sizes(std::int64_t max_bs, bool speculative, bool no_padding) {
+std::vector<std::int64_t> decode_batch_sizes(std::int64_t max_bs, bool speculative,
+                                             bool no_padding) {
   // server_args.py::_generate_decode_cuda_graph_batch_sizes
   std::vector<std::int64_t> bs;
   auto range = [&](std::int64_t a, std::int64_t b, std::int64_t step) {
-    for (std::int64_t x = a; x < b; x += step) bs.push_back(x);
+    for (std::int64_t x = a; x < b; x += step)
+      bs.push_back(x);
   };
   if (no_padding) {
     range(1, max_bs + 1, 1);
@@ -192,7 +247,8 @@ std::vector<std::int64_t> decode_batch_sizes(std::int64_t max_bs, bool speculati
     range(272, max_bs + 1, 16);
   }
   std::erase_if(bs, [&](std::int64_t x) { return x > max_bs; });
-  if (std::find(bs.begin(), bs.end(), max_bs) == bs.end()) bs.push_back(max_bs);
+  if (std::find(bs.begin(), bs.end(), max_bs) == bs.end())
+    bs.push_back(max_bs);
   return bs;
 }
 
@@ -200,7 +256,8 @@ std::vector<std::int64_t> prefill_batch_sizes(std::int64_t max_bs) {
   // server_args.py::_generate_prefill_cuda_graph_batch_sizes
   std::vector<std::int64_t> bs;
   auto range = [&](std::int64_t a, std::int64_t b, std::int64_t step) {
-    for (std::int64_t x = a; x < b; x += step) bs.push_back(x);
+    for (std::int64_t x = a; x < b; x += step)
+      bs.push_back(x);
   };
   range(4, 33, 4);
   range(48, 257, 16);
@@ -218,31 +275,52 @@ std::string prefill_graph_incompatibility(const PlanContext& ctx, const std::str
   const ModelShape& m = ctx.scenario.model;
   const std::string& arch = m.architecture;
   const bool lora = ctx.in.setting_for("enable_lora") != nullptr;
-  const bool piecewise_mm_ok = contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration", "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
-                                             arch);
+  const bool piecewise_mm_ok =
+      contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration",
+                     "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
+                    arch);
   if (backend == "tc_piecewise") {
-    if (contains_arch({"DeepseekV4ForCausalLM", "Qwen3NextForCausalLM", "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"}, arch)) {
+    if (contains_arch({"DeepseekV4ForCausalLM", "Qwen3NextForCausalLM", "BailingMoeV2_5ForCausalLM",
+                       "LLaDAModelLM"},
+                      arch)) {
       return "model-arch blacklist (" + arch + ")";
     }
-    if (a.dp_attention) return "DP attention";
-    if (ctx.in.setting_for("enable_torch_compile") != nullptr) return "full torch.compile mode";
-    if (a.pp > 1) return "pipeline parallelism (pp_size > 1)";
-    if (ctx.scenario.hardware.gpu.is_amd) return "non-CUDA hardware (HIP)";
-    if (a.moe_a2a_backend != "none") return "MoE A2A backend";
-    if (lora) return "LoRA";
-    if (a.multimodal && !piecewise_mm_ok) return "multimodal model";
-    if (ctx.in.setting_for("enable_hierarchical_cache") != nullptr) return "CPU offload / hierarchical cache";
-    if (ctx.in.setting_for("enable_deterministic_inference") != nullptr) return "deterministic inference";
-    if (a.disaggregation_mode != "null") return "PD disaggregation";
+    if (a.dp_attention)
+      return "DP attention";
+    if (ctx.in.setting_for("enable_torch_compile") != nullptr)
+      return "full torch.compile mode";
+    if (a.pp > 1)
+      return "pipeline parallelism (pp_size > 1)";
+    if (ctx.scenario.hardware.gpu.is_amd)
+      return "non-CUDA hardware (HIP)";
+    if (a.moe_a2a_backend != "none")
+      return "MoE A2A backend";
+    if (lora)
+      return "LoRA";
+    if (a.multimodal && !piecewise_mm_ok)
+      return "multimodal model";
+    if (ctx.in.setting_for("enable_hierarchical_cache") != nullptr)
+      return "CPU offload / hierarchical cache";
+    if (ctx.in.setting_for("enable_deterministic_inference") != nullptr)
+      return "deterministic inference";
+    if (a.disaggregation_mode != "null")
+      return "PD disaggregation";
     return "";
   }
   if (backend == "breakable") {
-    if (a.uses_mla) return "MLA attention";
-    if (arch == "DeepseekV4ForCausalLM") return "DeepSeek-V4";
-    if (lora) return "LoRA";
-    if (a.moe_a2a_backend != "none") return "MoE A2A backend";
-    if (a.dp_attention) return "DP attention";
-    if (a.multimodal && !contains_arch({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}, arch)) {
+    if (a.uses_mla)
+      return "MLA attention";
+    if (arch == "DeepseekV4ForCausalLM")
+      return "DeepSeek-V4";
+    if (lora)
+      return "LoRA";
+    if (a.moe_a2a_backend != "none")
+      return "MoE A2A backend";
+    if (a.dp_attention)
+      return "DP attention";
+    if (a.multimodal &&
+        !contains_arch({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"},
+                       arch)) {
       return "multimodal model";
     }
   }
@@ -263,10 +341,14 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     decode = {"disabled", true, ctx.typed("disable_cuda_graph")};
     prefill = {"disabled", true, ctx.typed("disable_cuda_graph")};
   }
-  if (ctx.in.boolean("disable_prefill_cuda_graph")) prefill = {"disabled", true, ctx.typed("disable_prefill_cuda_graph")};
-  if (ctx.in.boolean("disable_decode_cuda_graph")) decode = {"disabled", true, ctx.typed("disable_decode_cuda_graph")};
-  if (auto b = ctx.in.optional_text("cuda_graph_backend_decode")) decode = {*b, true, ctx.typed("cuda_graph_backend_decode")};
-  if (auto b = ctx.in.optional_text("cuda_graph_backend_prefill")) prefill = {*b, true, ctx.typed("cuda_graph_backend_prefill")};
+  if (ctx.in.boolean("disable_prefill_cuda_graph"))
+    prefill = {"disabled", true, ctx.typed("disable_prefill_cuda_graph")};
+  if (ctx.in.boolean("disable_decode_cuda_graph"))
+    decode = {"disabled", true, ctx.typed("disable_decode_cuda_graph")};
+  if (auto b = ctx.in.optional_text("cuda_graph_backend_decode"))
+    decode = {*b, true, ctx.typed("cuda_graph_backend_decode")};
+  if (auto b = ctx.in.optional_text("cuda_graph_backend_prefill"))
+    prefill = {*b, true, ctx.typed("cuda_graph_backend_prefill")};
   decode.max_bs = ctx.in.optional_integer("cuda_graph_max_bs_decode", "requests");
   prefill.max_bs = ctx.in.optional_integer("cuda_graph_max_bs_prefill", "tokens");
   decode.bs = ctx.in.int_list("cuda_graph_bs_decode");
@@ -274,42 +356,62 @@ void resolve_cuda_graphs(PlanContext& ctx) {
   if (auto json_text = ctx.in.optional_text("cuda_graph_config")) {
     auto j = nlohmann::json::parse(*json_text, nullptr, false);
     if (j.is_object()) {
-      if (auto d = j.find("decode"); d != j.end()) apply_json_phase(*d, decode, ctx.typed("cuda_graph_config"));
-      if (auto p = j.find("prefill"); p != j.end()) apply_json_phase(*p, prefill, ctx.typed("cuda_graph_config"));
+      if (auto d = j.find("decode"); d != j.end())
+        apply_json_phase(*d, decode, ctx.typed("cuda_graph_config"));
+      if (auto p = j.find("prefill"); p != j.end())
+        apply_json_phase(*p, prefill, ctx.typed("cuda_graph_config"));
     }
   }
 
   std::string prefill_why;
   if (prefill.locked) {
-    prefill_why = fmt::format("Set explicitly ({}); the compatibility cascade is skipped.", prefill.lock_reason);
+    prefill_why = fmt::format("Set explicitly ({}); the compatibility cascade is skipped.",
+                              prefill.lock_reason);
   } else {
-    prefill_why = fmt::format("Default prefill backend {} on {}.", prefill.backend, amd ? "HIP" : "CUDA");
-    const bool mm_piecewise = a.multimodal && contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration", "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
-                                                            m.architecture);
+    prefill_why =
+        fmt::format("Default prefill backend {} on {}.", prefill.backend, amd ? "HIP" : "CUDA");
+    const bool mm_piecewise =
+        a.multimodal &&
+        contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration",
+                       "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
+                      m.architecture);
     if (prefill.backend == "breakable" && mm_piecewise) {
       prefill.backend = "tc_piecewise";
       prefill_why += " Validated multimodal decoder prefill uses tc_piecewise.";
     }
     std::string reason = prefill_graph_incompatibility(ctx, prefill.backend);
     if (!reason.empty()) {
-      prefill_why += fmt::format(" {} is incompatible with {}, so the prefill graph is disabled.", prefill.backend, reason);
+      prefill_why += fmt::format(" {} is incompatible with {}, so the prefill graph is disabled.",
+                                 prefill.backend, reason);
       prefill.backend = "disabled";
     } else if (a.multimodal) {
-      prefill_why += fmt::format(" {} is allowlisted for {} prefill.", m.architecture, prefill.backend);
+      prefill_why +=
+          fmt::format(" {} is allowlisted for {} prefill.", m.architecture, prefill.backend);
     }
     if (a.disaggregation_mode == "decode") {
       prefill.backend = "disabled";
       prefill_why += " A PD decode node runs no prefill graph.";
     }
   }
-  if (a.disaggregation_mode == "prefill" && !decode.locked) decode.backend = "disabled";
+  if (a.disaggregation_mode == "prefill" && !decode.locked)
+    decode.backend = "disabled";
   a.decode_graph_backend = decode.backend;
   a.prefill_graph_backend = prefill.backend;
-  g.add({"cuda_graph_backend_decode.resolved", decode.backend, "", "R9.3",
-         decode.locked ? fmt::format("Set explicitly ({}).", decode.lock_reason) : std::string("Decode graphs default to full capture."),
-         src("_parse_cuda_graph_config"), {"arg.cuda_graph_backend_decode", "arg.disable_cuda_graph"}});
-  g.add({"cuda_graph_backend_prefill.resolved", prefill.backend, "", "R9.3", prefill_why,
-         src("_apply_cuda_graph_compatibility"), {"arg.cuda_graph_backend_prefill", "arg.disable_cuda_graph"}});
+  g.add({"cuda_graph_backend_decode.resolved",
+         decode.backend,
+         "",
+         "R9.3",
+         decode.locked ? fmt::format("Set explicitly ({}).", decode.lock_reason)
+                       : std::string("Decode graphs default to full capture."),
+         src("_parse_cuda_graph_config"),
+         {"arg.cuda_graph_backend_decode", "arg.disable_cuda_graph"}});
+  g.add({"cuda_graph_backend_prefill.resolved",
+         prefill.backend,
+         "",
+         "R9.3",
+         prefill_why,
+         src("_apply_cuda_graph_compatibility"),
+         {"arg.cuda_graph_backend_prefill", "arg.disable_cuda_graph"}});
   if (!prefill.locked && prefill.backend != prefill_default) {
     ctx.resolved("cuda_graph_backend_prefill", "", prefill.backend, prefill_why);
   }
@@ -319,46 +421,75 @@ void resolve_cuda_graphs(PlanContext& ctx) {
   std::int64_t tier_chunk = 0, tier_bs = 0;
   std::string tier;
   if (mib < 20 * 1024) {
-    tier = "R2.1a (< 20 GiB)"; tier_chunk = 2048; tier_bs = 8;
+    tier = "R2.1a (< 20 GiB)";
+    tier_chunk = 2048;
+    tier_bs = 8;
   } else if (mib < 35 * 1024) {
-    tier = "R2.1b (< 35 GiB)"; tier_chunk = 2048; tier_bs = a.tp < 4 ? 24 : 80;
+    tier = "R2.1b (< 35 GiB)";
+    tier_chunk = 2048;
+    tier_bs = a.tp < 4 ? 24 : 80;
   } else if (mib < 60 * 1024) {
-    tier = "R2.1c (< 60 GiB)"; tier_chunk = 4096; tier_bs = a.tp < 4 ? 32 : 160;
+    tier = "R2.1c (< 60 GiB)";
+    tier_chunk = 4096;
+    tier_bs = a.tp < 4 ? 32 : 160;
   } else if (mib < 90 * 1024) {
-    tier = "R2.1d (< 90 GiB)"; tier_chunk = 8192; tier_bs = a.tp < 4 ? 256 : 512;
+    tier = "R2.1d (< 90 GiB)";
+    tier_chunk = 8192;
+    tier_bs = a.tp < 4 ? 256 : 512;
   } else if (mib < 160 * 1024) {
-    tier = "R2.1e (< 160 GiB)"; tier_chunk = 8192; tier_bs = a.tp < 4 ? 256 : 512;
+    tier = "R2.1e (< 160 GiB)";
+    tier_chunk = 8192;
+    tier_bs = a.tp < 4 ? 256 : 512;
   } else {
-    tier = "R2.1f (≥ 160 GiB)"; tier_chunk = 16384; tier_bs = 512;
+    tier = "R2.1f (≥ 160 GiB)";
+    tier_chunk = 16384;
+    tier_bs = 512;
   }
   auto user_chunk = ctx.in.optional_integer("chunked_prefill_size", "tokens");
   a.chunked_prefill_size = user_chunk.value_or(tier_chunk);
-  g.add({"chunked_prefill_size", a.chunked_prefill_size, "tokens", "R2.1",
+  g.add({"chunked_prefill_size",
+         a.chunked_prefill_size,
+         "tokens",
+         "R2.1",
          user_chunk ? std::string("--chunked-prefill-size as typed.")
                     : fmt::format("GPU memory tier {}: {} tokens.", tier, tier_chunk),
-         src("_handle_gpu_memory_settings"), {"arg.chunked_prefill_size", "gpu_memory_mib", "arg.tp_size"}});
+         src("_handle_gpu_memory_settings"),
+         {"arg.chunked_prefill_size", "gpu_memory_mib", "arg.tp_size"}});
 
   const bool speculative = a.speculative();
   const bool no_padding = ctx.in.boolean("disable_cuda_graph_padding");
   if (decode.bs) {
     a.decode_bs = *decode.bs;
     a.decode_max_bs = *std::max_element(a.decode_bs.begin(), a.decode_bs.end());
-    g.add({"cuda_graph_max_bs_decode.resolved", a.decode_max_bs, "requests", "R2.2",
+    g.add({"cuda_graph_max_bs_decode.resolved",
+           a.decode_max_bs,
+           "requests",
+           "R2.2",
            "An explicit decode batch-size list sets max_bs to its largest entry.",
-           src("_handle_gpu_memory_settings"), {"arg.cuda_graph_bs_decode"}});
+           src("_handle_gpu_memory_settings"),
+           {"arg.cuda_graph_bs_decode"}});
   } else {
     a.decode_max_bs = decode.max_bs.value_or(tier_bs);
-    g.add({"cuda_graph_max_bs_decode.resolved", a.decode_max_bs, "requests", "R2.1",
-           decode.max_bs ? std::string("Decode max_bs as typed.")
-                         : fmt::format("GPU memory tier {} with tp_size {}: {}.", tier, a.tp, tier_bs),
-           src("_handle_gpu_memory_settings"), {"arg.cuda_graph_max_bs_decode", "gpu_memory_mib", "arg.tp_size"}});
+    g.add({"cuda_graph_max_bs_decode.resolved",
+           a.decode_max_bs,
+           "requests",
+           "R2.1",
+           decode.max_bs
+               ? std::string("Decode max_bs as typed.")
+               : fmt::format("GPU memory tier {} with tp_size {}: {}.", tier, a.tp, tier_bs),
+           src("_handle_gpu_memory_settings"),
+           {"arg.cuda_graph_max_bs_decode", "gpu_memory_mib", "arg.tp_size"}});
     a.decode_bs = decode_batch_sizes(a.decode_max_bs, speculative, no_padding);
   }
-  g.add({"cuda_graph_bs_decode.resolved", IntList(a.decode_bs), "requests", "R2.2",
-         no_padding ? std::string("--disable-cuda-graph-padding: every size 1..max_bs.")
-                    : speculative ? std::string("Speculative decoding uses the denser small-batch pattern.")
-                                  : std::string("The standard capture pattern up to max_bs."),
-         src("_generate_decode_cuda_graph_batch_sizes"), {"cuda_graph_max_bs_decode.resolved", "arg.speculative_algorithm"}});
+  g.add({"cuda_graph_bs_decode.resolved",
+         IntList(a.decode_bs),
+         "requests",
+         "R2.2",
+         no_padding    ? std::string("--disable-cuda-graph-padding: every size 1..max_bs.")
+         : speculative ? std::string("Speculative decoding uses the denser small-batch pattern.")
+                       : std::string("The standard capture pattern up to max_bs."),
+         src("_generate_decode_cuda_graph_batch_sizes"),
+         {"cuda_graph_max_bs_decode.resolved", "arg.speculative_algorithm"}});
 
   // R2.3: prefill graph sizes.
   std::string prefill_max_why;
@@ -369,7 +500,8 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     a.prefill_max_bs = a.uses_mla ? 2048 : a.chunked_prefill_size;
     prefill_max_why = a.uses_mla ? "MLA models capture prefill up to 2048 tokens."
                                  : "Prefill max_bs defaults to chunked_prefill_size.";
-    if (auto cap = ctx.in.optional_integer("max_total_tokens", "tokens"); cap && *cap < a.prefill_max_bs) {
+    if (auto cap = ctx.in.optional_integer("max_total_tokens", "tokens");
+        cap && *cap < a.prefill_max_bs) {
       a.prefill_max_bs = *cap;
       prefill_max_why += " Capped by --max-total-tokens.";
     }
@@ -382,13 +514,23 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     a.prefill_max_bs = a.context_len;
     prefill_max_why += " Clamped to the explicit --context-length.";
   }
-  g.add({"cuda_graph_max_bs_prefill.resolved", a.prefill_max_bs, "tokens", "R2.3", prefill_max_why,
-         src("_handle_gpu_memory_settings"), {"arg.cuda_graph_max_bs_prefill", "chunked_prefill_size", "context_len"}});
+  g.add({"cuda_graph_max_bs_prefill.resolved",
+         a.prefill_max_bs,
+         "tokens",
+         "R2.3",
+         prefill_max_why,
+         src("_handle_gpu_memory_settings"),
+         {"arg.cuda_graph_max_bs_prefill", "chunked_prefill_size", "context_len"}});
   a.prefill_bs = prefill.bs ? *prefill.bs : prefill_batch_sizes(a.prefill_max_bs);
-  g.add({"cuda_graph_bs_prefill.resolved", IntList(a.prefill_bs), "tokens", "R2.3",
-         prefill.bs ? std::string("Prefill sizes as typed.")
-                    : fmt::format("{} capture sizes up to {}.", a.prefill_bs.size(), a.prefill_max_bs),
-         src("_generate_prefill_cuda_graph_batch_sizes"), {"cuda_graph_max_bs_prefill.resolved"}});
+  g.add({"cuda_graph_bs_prefill.resolved",
+         IntList(a.prefill_bs),
+         "tokens",
+         "R2.3",
+         prefill.bs
+             ? std::string("Prefill sizes as typed.")
+             : fmt::format("{} capture sizes up to {}.", a.prefill_bs.size(), a.prefill_max_bs),
+         src("_generate_prefill_cuda_graph_batch_sizes"),
+         {"cuda_graph_max_bs_prefill.resolved"}});
 }
 
 // --- mamba radix-cache strategy (R5.9) --------------------------------------------------
@@ -399,7 +541,8 @@ void resolve_mamba_strategy(PlanContext& ctx) {
   const std::string& arch = ctx.scenario.model.architecture;
   a.linear_attn_backend = ctx.in.text("linear_attn_backend", "triton");
   const std::string typed = ctx.in.text("mamba_radix_cache_strategy", "auto");
-  if (!a.hybrid_linear) return;
+  if (!a.hybrid_linear)
+    return;
   std::string why;
   if (a.disable_radix_cache) {
     a.mamba_strategy = "none";
@@ -412,32 +555,53 @@ void resolve_mamba_strategy(PlanContext& ctx) {
       why += " no_buffer is not compatible with the overlap schedule, which is turned off.";
     }
   } else {
-    const bool extra_buffer_arch =
-        contains_arch({"KimiLinearForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "Qwen3NextForCausalLM", "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration", "BailingMoeV2_5ForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"},
-                      arch);
+    const bool extra_buffer_arch = contains_arch(
+        {"KimiLinearForCausalLM", "Qwen3_5ForConditionalGeneration",
+         "Qwen3_5MoeForConditionalGeneration", "Qwen3NextForCausalLM",
+         "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
+         "BailingMoeV2_5ForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
+         "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"},
+        arch);
     const bool wants_overlap = !a.disable_overlap_schedule;
     const FlagSetting* page = ctx.in.setting_for("page_size");
     const bool wants_paging = page != nullptr && parse_int(page->value()).value_or(1) > 1;
     if (ctx.rules.mamba_auto_extra_buffer && (wants_overlap || wants_paging) && extra_buffer_arch &&
         a.linear_attn_backend == "triton") {
       a.mamba_strategy = "extra_buffer";
-      why = fmt::format("auto → extra_buffer: {} supports it with the triton linear-attention backend and {} is on.",
-                        arch, wants_overlap ? "the overlap schedule" : "paging");
+      why = fmt::format(
+          "auto → extra_buffer: {} supports it with the triton linear-attention backend and {} is "
+          "on.",
+          arch, wants_overlap ? "the overlap schedule" : "paging");
     } else {
       a.mamba_strategy = "no_buffer";
       a.disable_overlap_schedule = true;
       why = ctx.rules.mamba_auto_extra_buffer
-                ? std::string("auto → no_buffer (extra_buffer not available here), which also turns the overlap schedule off.")
-                : std::string("auto → no_buffer in this version (before 2026-06-18, #28151), which turns the overlap schedule off.");
+                ? std::string(
+                      "auto → no_buffer (extra_buffer not available here), which also turns the "
+                      "overlap schedule off.")
+                : std::string(
+                      "auto → no_buffer in this version (before 2026-06-18, #28151), which turns "
+                      "the overlap schedule off.");
     }
-    if (a.mamba_strategy != "auto") ctx.resolved("mamba_radix_cache_strategy", "", a.mamba_strategy, why);
+    if (a.mamba_strategy != "auto")
+      ctx.resolved("mamba_radix_cache_strategy", "", a.mamba_strategy, why);
   }
-  g.add({"mamba_radix_cache_strategy.resolved", a.mamba_strategy, "", "R5.9", why,
+  g.add({"mamba_radix_cache_strategy.resolved",
+         a.mamba_strategy,
+         "",
+         "R5.9",
+         why,
          "arg_groups/overrides.py::_mamba_radix_cache_resolution",
-         {"arg.mamba_radix_cache_strategy", "arg.disable_radix_cache", "arg.disable_overlap_schedule", "arg.linear_attn_backend"}});
-  g.add({"disable_overlap_schedule.resolved", a.disable_overlap_schedule, "", "R5.9",
-         a.disable_overlap_schedule ? "The overlap schedule is off." : "The overlap schedule is on (default).",
-         "arg_groups/overrides.py::_mamba_radix_cache_resolution", {"arg.disable_overlap_schedule", "mamba_radix_cache_strategy.resolved"}});
+         {"arg.mamba_radix_cache_strategy", "arg.disable_radix_cache",
+          "arg.disable_overlap_schedule", "arg.linear_attn_backend"}});
+  g.add({"disable_overlap_schedule.resolved",
+         a.disable_overlap_schedule,
+         "",
+         "R5.9",
+         a.disable_overlap_schedule ? "The overlap schedule is off."
+                                    : "The overlap schedule is on (default).",
+         "arg_groups/overrides.py::_mamba_radix_cache_resolution",
+         {"arg.disable_overlap_schedule", "mamba_radix_cache_strategy.resolved"}});
 }
 
 // --- attention backend, page size, KV dtype (§2.3) -------------------------------------
@@ -455,7 +619,11 @@ void resolve_backends(PlanContext& ctx) {
     backend = *user_backend;
     why = "Set explicitly.";
   } else if (gpu.is_amd) {
-    backend = a.uses_mla ? ((m.num_kv_heads / std::max<std::int64_t>(1, a.tp) == 16 || m.num_kv_heads / std::max<std::int64_t>(1, a.tp) == 128) ? "aiter" : "triton") : "aiter";
+    backend = a.uses_mla ? ((m.num_kv_heads / std::max<std::int64_t>(1, a.tp) == 16 ||
+                             m.num_kv_heads / std::max<std::int64_t>(1, a.tp) == 128)
+                                ? "aiter"
+                                : "triton")
+                         : "aiter";
     why = "AMD GPUs default to aiter.";
   } else if (!a.uses_mla) {
     if (gpu.cc_major == 9 && topk_one) {
@@ -477,42 +645,65 @@ void resolve_backends(PlanContext& ctx) {
   // (page 1) unless trtllm_mha fits (extra_buffer, no radix cache, or speculative decoding).
   std::int64_t page_default = 1;
   if (!user_backend && gpu.cc_major == 10 && a.hybrid_linear) {
-    const bool trtllm = backend == "trtllm_mha" &&
-                        !(a.mamba_strategy != "extra_buffer" && a.mamba_strategy != "extra_buffer_lazy" &&
-                          !a.disable_radix_cache && !a.speculative());
+    const bool trtllm = backend == "trtllm_mha" && !(a.mamba_strategy != "extra_buffer" &&
+                                                     a.mamba_strategy != "extra_buffer_lazy" &&
+                                                     !a.disable_radix_cache && !a.speculative());
     backend = trtllm ? "trtllm_mha" : "triton";
     page_default = trtllm ? 64 : 1;
     why = trtllm ? "SM100 hybrid GDN model: trtllm_mha with page size 64."
-                 : "SM100 hybrid GDN model without extra_buffer or speculation: triton with page size 1.";
+                 : "SM100 hybrid GDN model without extra_buffer or speculation: triton with page "
+                   "size 1.";
   }
   a.attention_backend = backend;
-  g.add({"attention_backend.resolved", backend, "", "R2.10", why, src("_get_default_attn_backend"),
+  g.add({"attention_backend.resolved",
+         backend,
+         "",
+         "R2.10",
+         why,
+         src("_get_default_attn_backend"),
          {"arg.attention_backend", "gpu_compute_capability"}});
   auto user_page = ctx.in.optional_integer("page_size", "tokens");
   a.page_size = user_page.value_or(page_default);
-  g.add({"page_size.resolved", a.page_size, "tokens", "R2.11",
-         user_page ? std::string("--page-size as typed.")
-                   : page_default == 1 ? std::string("CUDA defaults to page size 1.") : std::string("trtllm_mha needs page size 64."),
-         "arg_groups/overrides.py::_page_size_default", {"arg.page_size", "attention_backend.resolved"}});
+  g.add({"page_size.resolved",
+         a.page_size,
+         "tokens",
+         "R2.11",
+         user_page           ? std::string("--page-size as typed.")
+         : page_default == 1 ? std::string("CUDA defaults to page size 1.")
+                             : std::string("trtllm_mha needs page size 64."),
+         "arg_groups/overrides.py::_page_size_default",
+         {"arg.page_size", "attention_backend.resolved"}});
 
   // KV-cache dtype: auto follows the model dtype (bf16 for fp8 checkpoints without KV scales).
   const std::string kv = ctx.in.text("kv_cache_dtype", "auto");
   std::string resolved = kv;
   if (kv == "auto") {
-    resolved = m.quant.kv_cache_quant_algo == "FP8" ? "fp8_e4m3" : (dtype_bytes(m.dtype) == 4 ? "bfloat16" : m.dtype);
+    resolved = m.quant.kv_cache_quant_algo == "FP8"
+                   ? "fp8_e4m3"
+                   : (dtype_bytes(m.dtype) == 4 ? "bfloat16" : m.dtype);
   } else if (kv == "bf16") {
     resolved = "bfloat16";
   }
   a.kv_cache_dtype = resolved;
-  a.kv_bytes = resolved.rfind("fp8", 0) == 0 || resolved == "mxfp8" ? 1.0
+  a.kv_bytes = resolved.rfind("fp8", 0) == 0 || resolved == "mxfp8"               ? 1.0
                : resolved.find("fp4") != std::string::npos || resolved == "nvfp4" ? 0.5
                                                                                   : 2.0;
-  g.add({"kv_cache_dtype.resolved", resolved, "", "R4.0",
-         kv == "auto" ? fmt::format("auto: the model dtype ({}), no KV scales in the checkpoint.", m.dtype)
-                      : std::string("Set explicitly."),
-         "model_runner.py::ModelRunner (kv_cache_dtype)", {"arg.kv_cache_dtype", "model_dtype"}});
-  g.add({"kv_element_bytes", a.kv_bytes, "bytes", "R4.0", "Bytes per KV element of the resolved dtype.",
-         "torch._utils._element_size", {"kv_cache_dtype.resolved"}});
+  g.add({"kv_cache_dtype.resolved",
+         resolved,
+         "",
+         "R4.0",
+         kv == "auto"
+             ? fmt::format("auto: the model dtype ({}), no KV scales in the checkpoint.", m.dtype)
+             : std::string("Set explicitly."),
+         "model_runner.py::ModelRunner (kv_cache_dtype)",
+         {"arg.kv_cache_dtype", "model_dtype"}});
+  g.add({"kv_element_bytes",
+         a.kv_bytes,
+         "bytes",
+         "R4.0",
+         "Bytes per KV element of the resolved dtype.",
+         "torch._utils._element_size",
+         {"kv_cache_dtype.resolved"}});
 }
 
 // --- FlashInfer allreduce fusion (§9.1) ------------------------------------------------
@@ -528,19 +719,39 @@ void resolve_allreduce_fusion(PlanContext& ctx) {
   std::string why = backend ? "Set explicitly." : "Not set.";
   if (legacy && ctx.rules.fusion_flag_deprecated && value.empty()) {
     value = "auto";
-    why = "--enable-flashinfer-allreduce-fusion is deprecated and becomes --flashinfer-allreduce-fusion-backend auto.";
+    why =
+        "--enable-flashinfer-allreduce-fusion is deprecated and becomes "
+        "--flashinfer-allreduce-fusion-backend auto.";
   } else if (legacy) {
     value = "auto";
     why = "--enable-flashinfer-allreduce-fusion requests the fusion.";
   }
-  static const std::initializer_list<std::string_view> kFusionArchs = {"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GptOssForCausalLM", "GlmMoeDsaForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", "Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"};
+  static const std::initializer_list<std::string_view> kFusionArchs = {
+      "DeepseekV3ForCausalLM",
+      "DeepseekV32ForCausalLM",
+      "GptOssForCausalLM",
+      "GlmMoeDsaForCausalLM",
+      "Glm4MoeForCausalLM",
+      "Glm4MoeLiteForCausalLM",
+      "MistralLarge3ForCausalLM",
+      "Qwen3MoeForCausalLM",
+      "Qwen3VLMoeForConditionalGeneration",
+      "Qwen3NextForCausalLM",
+      "KimiK25ForConditionalGeneration",
+      "Qwen3_5MoeForConditionalGeneration",
+      "InternS2PreviewForConditionalGeneration",
+      "Qwen3_5ForConditionalGeneration",
+      "NemotronHForCausalLM",
+      "NemotronHPuzzleForCausalLM"};
   const bool sm90 = !gpu.is_amd && gpu.cc_major == 9;
   const bool sm100 = !gpu.is_amd && gpu.cc_major == 10;
-  if (value.empty() && contains_arch(kFusionArchs, ctx.scenario.model.architecture) && (sm90 || sm100) &&
-      a.tp > 1 && !a.dp_attention && (a.nnodes == 1 || sm100) && a.moe_a2a_backend == "none") {
+  if (value.empty() && contains_arch(kFusionArchs, ctx.scenario.model.architecture) &&
+      (sm90 || sm100) && a.tp > 1 && !a.dp_attention && (a.nnodes == 1 || sm100) &&
+      a.moe_a2a_backend == "none") {
     value = "auto";
-    why = fmt::format("Auto-enabled on SM{}X for {} (tp > 1, single node or SM100, no DP attention).",
-                      sm90 ? "90" : "10", ctx.scenario.model.architecture);
+    why =
+        fmt::format("Auto-enabled on SM{}X for {} (tp > 1, single node or SM100, no DP attention).",
+                    sm90 ? "90" : "10", ctx.scenario.model.architecture);
   }
   if (enforce_off && !value.empty()) {
     value.clear();
@@ -551,9 +762,14 @@ void resolve_allreduce_fusion(PlanContext& ctx) {
     why = "Deterministic inference turns the fusion off.";
   }
   a.fusion_backend = value;
-  g.add({"flashinfer_allreduce_fusion_backend.resolved", value.empty() ? Value() : Value(value), "", "R9.1", why,
+  g.add({"flashinfer_allreduce_fusion_backend.resolved",
+         value.empty() ? Value() : Value(value),
+         "",
+         "R9.1",
+         why,
          "arg_groups/overrides.py::_flashinfer_allreduce_fusion_auto_enable",
-         {"arg.enable_flashinfer_allreduce_fusion", "arg.flashinfer_allreduce_fusion_backend", "gpu_compute_capability"}});
+         {"arg.enable_flashinfer_allreduce_fusion", "arg.flashinfer_allreduce_fusion_backend",
+          "gpu_compute_capability"}});
 }
 
 }  // namespace
@@ -572,7 +788,8 @@ Status resolve_server_args(PlanContext& ctx) {
   a.gpu_memory_mib = static_cast<double>(gpu.memory_mib);
 
   Status st = resolve_parallelism(ctx);
-  if (!st) return st;
+  if (!st)
+    return st;
   a.uses_mla = s.model.uses_mla();
   a.multimodal = s.model.multimodal;
   a.language_only = ctx.in.boolean("language_only");

@@ -12,13 +12,16 @@ namespace servescope::sglang {
 namespace {
 
 // Entry points whose arguments are ServerArgs (bench_one_batch shares the pool sizing).
-constexpr std::string_view kModules[] = {"sglang.launch_server", "sglang.bench_one_batch", "sglang.bench_offline_throughput"};
+constexpr std::string_view kModules[] = {"sglang.launch_server", "sglang.bench_one_batch",
+                                         "sglang.bench_offline_throughput"};
 
 bool is_env_assignment(std::string_view w) {
   auto eq = w.find('=');
-  if (eq == std::string_view::npos || eq == 0 || w.front() == '-') return false;
+  if (eq == std::string_view::npos || eq == 0 || w.front() == '-')
+    return false;
   for (char c : w.substr(0, eq)) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
   }
   return true;
 }
@@ -34,7 +37,8 @@ std::size_t find_program(const std::vector<std::string>& words, std::string* pro
         }
       }
     }
-    const std::string base = words[i].substr(words[i].rfind('/') == std::string::npos ? 0 : words[i].rfind('/') + 1);
+    const std::string base =
+        words[i].substr(words[i].rfind('/') == std::string::npos ? 0 : words[i].rfind('/') + 1);
     if (base == "sglang" && i + 1 < words.size() && words[i + 1] == "serve") {
       *program = "sglang serve";
       return i + 2;
@@ -44,24 +48,29 @@ std::size_t find_program(const std::vector<std::string>& words, std::string* pro
 }
 
 bool looks_like_negative_number(std::string_view w) {
-  return w.size() > 1 && w[0] == '-' && (std::isdigit(static_cast<unsigned char>(w[1])) || w[1] == '.');
+  return w.size() > 1 && w[0] == '-' &&
+         (std::isdigit(static_cast<unsigned char>(w[1])) || w[1] == '.');
 }
 
-bool is_option(std::string_view w) { return w.size() > 1 && w[0] == '-' && !looks_like_negative_number(w); }
+bool is_option(std::string_view w) {
+  return w.size() > 1 && w[0] == '-' && !looks_like_negative_number(w);
+}
 
 struct Resolved {
   std::string canonical;  // the flag's canonical name ("" if unknown)
   char arity = '?';
-  bool known = false;     // in the newest CLI surface
-  bool removed = false;   // only in older versions
+  bool known = false;    // in the newest CLI surface
+  bool removed = false;  // only in older versions
   std::vector<std::string> ambiguous_with;
 };
 
 const CliFlag* surface_exact(std::string_view name) {
   for (const CliFlag& f : cli_surface()) {
-    if (f.name == name) return &f;
+    if (f.name == name)
+      return &f;
     for (const std::string& a : f.aliases) {
-      if (a == name) return &f;
+      if (a == name)
+        return &f;
     }
   }
   return nullptr;
@@ -88,7 +97,8 @@ Resolved resolve_flag(std::string_view name) {
   std::vector<std::string> spellings;
   for (const CliFlag& f : cli_surface()) {
     bool hit = f.name.rfind(name, 0) == 0;
-    for (const std::string& a : f.aliases) hit = hit || a.rfind(name, 0) == 0;
+    for (const std::string& a : f.aliases)
+      hit = hit || a.rfind(name, 0) == 0;
     if (hit) {
       hits.push_back(&f);
       spellings.push_back(f.name);
@@ -128,18 +138,22 @@ bool launches_sglang(const std::vector<std::string>& words) {
 
 Result<ParsedSglangCommand> parse_sglang_command(const std::vector<std::string>& words) {
   if (words.empty()) {
-    return fail("empty launch command; give it after --, e.g. -- python -m sglang.launch_server --model-path M");
+    return fail(
+        "empty launch command; give it after --, e.g. -- python -m sglang.launch_server "
+        "--model-path M");
   }
   ParsedSglangCommand out;
   LaunchCommand& cmd = out.command;
   cmd.words = words;
   std::size_t i = find_program(words, &cmd.program);
   if (i == std::string::npos) {
-    return fail(fmt::format("'{}' does not launch SGLang; expected python -m sglang.launch_server or "
-                            "sglang serve",
-                            fmt::join(words.begin(), words.begin() + std::min<std::size_t>(words.size(), 4), " ")));
+    return fail(fmt::format(
+        "'{}' does not launch SGLang; expected python -m sglang.launch_server or "
+        "sglang serve",
+        fmt::join(words.begin(), words.begin() + std::min<std::size_t>(words.size(), 4), " ")));
   }
-  for (std::size_t k = 0; k < words.size() && !words[k].empty() && is_env_assignment(words[k]); ++k) {
+  for (std::size_t k = 0; k < words.size() && !words[k].empty() && is_env_assignment(words[k]);
+       ++k) {
     auto eq = words[k].find('=');
     cmd.environment[words[k].substr(0, eq)] = words[k].substr(eq + 1);
   }
@@ -155,9 +169,10 @@ Result<ParsedSglangCommand> parse_sglang_command(const std::vector<std::string>&
       f.known = true;
       f.modelled = true;
       if (cmd.has("--model-path")) {
-        return fail(fmt::format("unexpected argument '{}' (argument {}): SGLang takes no "
-                                "positional arguments besides the model",
-                                word, i));
+        return fail(
+            fmt::format("unexpected argument '{}' (argument {}): SGLang takes no "
+                        "positional arguments besides the model",
+                        word, i));
       }
       cmd.flags.push_back(std::move(f));
       ++i;
@@ -175,16 +190,18 @@ Result<ParsedSglangCommand> parse_sglang_command(const std::vector<std::string>&
     f.argv_index = static_cast<int>(i);
     f.known = r.known;
     if (!r.ambiguous_with.empty()) {
-      out.notes.push_back({"ambiguous-flag", spelled,
-                           fmt::format("{} is an ambiguous abbreviation (it could be {}); "
-                                       "SGLang's argparse exits with an error{}",
-                                       spelled, fmt::join(r.ambiguous_with, ", "),
-                                       r.canonical.empty() ? "" : "; read here as " + r.canonical)});
+      out.notes.push_back(
+          {"ambiguous-flag", spelled,
+           fmt::format("{} is an ambiguous abbreviation (it could be {}); "
+                       "SGLang's argparse exits with an error{}",
+                       spelled, fmt::join(r.ambiguous_with, ", "),
+                       r.canonical.empty() ? "" : "; read here as " + r.canonical)});
     } else if (r.removed) {
-      out.notes.push_back({"flag-not-in-version", spelled,
-                           fmt::format("{} is not accepted by SGLang main 2026-07-20 (argparse "
-                                       "exits with 'unrecognized arguments'); it belongs to an older release",
-                                       spelled)});
+      out.notes.push_back(
+          {"flag-not-in-version", spelled,
+           fmt::format("{} is not accepted by SGLang main 2026-07-20 (argparse "
+                       "exits with 'unrecognized arguments'); it belongs to an older release",
+                       spelled)});
     } else if (r.canonical.empty()) {
       out.notes.push_back({"unknown-flag", spelled,
                            fmt::format("{} is not an SGLang 2026-07-20 flag (argparse exits with "
@@ -208,19 +225,23 @@ Result<ParsedSglangCommand> parse_sglang_command(const std::vector<std::string>&
       // Unknown flags (arity '?') take the following words that are not options.
       while (i < words.size() && !is_option(words[i])) {
         f.values.push_back(words[i++]);
-        if (arity == '?' && !f.values.empty()) break;
+        if (arity == '?' && !f.values.empty())
+          break;
       }
-      if (arity == '+' && f.values.empty()) return fail(fmt::format("{}: expects one or more values", spelled));
+      if (arity == '+' && f.values.empty())
+        return fail(fmt::format("{}: expects one or more values", spelled));
     }
     // The capacity table may know the flag by a spelling the surface maps elsewhere
     // (deprecated names are their own entries there).
     const FlagSpec* spec = find_capacity_flag(f.name);
-    if (spec == nullptr) spec = find_capacity_flag(spelled);
+    if (spec == nullptr)
+      spec = find_capacity_flag(spelled);
     if (spec != nullptr) {
       f.modelled = true;
       f.name = spec->name;
       Status st = validate_flag_value(*spec, spelled, f.values);
-      if (!st) return st.error();
+      if (!st)
+        return st.error();
     }
     cmd.flags.push_back(std::move(f));
   }

@@ -7,13 +7,16 @@
 namespace servescope::sglang {
 namespace {
 
-Result<ParsedSglangCommand> parse(const std::string& line) { return parse_sglang_command(*split_command_line(line)); }
+Result<ParsedSglangCommand> parse(const std::string& line) {
+  return parse_sglang_command(*split_command_line(line));
+}
 
 TEST(SglangCommand, ReadsTheUsualLaunchForms) {
-  for (const char* line : {"python -m sglang.launch_server --model-path M --tp 4",
-                           "python3.12 -m sglang.launch_server --model-path M --tp 4",
-                           "sglang serve --model-path M --tp 4",
-                           "CUDA_VISIBLE_DEVICES=0,1,2,3 python3 -m sglang.launch_server --model-path M --tp 4"}) {
+  for (const char* line :
+       {"python -m sglang.launch_server --model-path M --tp 4",
+        "python3.12 -m sglang.launch_server --model-path M --tp 4",
+        "sglang serve --model-path M --tp 4",
+        "CUDA_VISIBLE_DEVICES=0,1,2,3 python3 -m sglang.launch_server --model-path M --tp 4"}) {
     auto p = parse(line);
     ASSERT_TRUE(p) << line << ": " << p.message();
     const FlagSetting* tp = p->command.find("--tp-size");
@@ -26,7 +29,9 @@ TEST(SglangCommand, ReadsTheUsualLaunchForms) {
 }
 
 TEST(SglangCommand, EqualsFormAliasesAndStoreTrue) {
-  auto p = parse("python -m sglang.launch_server --model=M --tensor-parallel-size=2 --disable-radix-cache --trust-remote-code");
+  auto p = parse(
+      "python -m sglang.launch_server --model=M --tensor-parallel-size=2 --disable-radix-cache "
+      "--trust-remote-code");
   ASSERT_TRUE(p) << p.message();
   EXPECT_EQ(p->command.find("--model-path")->value(), "M");
   EXPECT_EQ(p->command.find("--tp-size")->value(), "2");
@@ -63,14 +68,17 @@ TEST(SglangCommand, UnknownFlagsAreKeptNotDropped) {
 }
 
 TEST(SglangCommand, OldFlagsParseAndAreNoted) {
-  auto p = parse("python -m sglang.launch_server --model-path M --enable-piecewise-cuda-graph --tp 2");
+  auto p =
+      parse("python -m sglang.launch_server --model-path M --enable-piecewise-cuda-graph --tp 2");
   ASSERT_TRUE(p) << p.message();
   EXPECT_EQ(p->notes.at(0).code, "flag-not-in-version");
   EXPECT_EQ(p->command.find("--tp-size")->value(), "2");
 }
 
 TEST(SglangCommand, DeprecatedFlagsMapToTheirReplacement) {
-  auto p = parse("python -m sglang.launch_server --model-path M --disable-piecewise-cuda-graph --cuda-graph-max-bs 64");
+  auto p = parse(
+      "python -m sglang.launch_server --model-path M --disable-piecewise-cuda-graph "
+      "--cuda-graph-max-bs 64");
   ASSERT_TRUE(p) << p.message();
   EXPECT_TRUE(p->command.find("--disable-piecewise-cuda-graph")->modelled);
   EXPECT_TRUE(p->command.find("--cuda-graph-max-bs")->modelled);
@@ -87,11 +95,12 @@ TEST(SglangCommand, BadValuesNameTheFlag) {
     const char* args;
     const char* expected;
   };
-  for (const Case& c : {Case{"--tp 0", "--tp 0: must be ≥ 1"}, Case{"--tp abc", "--tp abc: not an integer"},
-                        Case{"--mem-fraction-static 1.7", "--mem-fraction-static 1.7: must be"},
-                        Case{"--kv-cache-dtype fp9", "--kv-cache-dtype fp9: not one of"},
-                        Case{"--tp", "--tp: expects a value"},
-                        Case{"--disable-radix-cache=yes", "takes no value"}}) {
+  for (const Case& c :
+       {Case{"--tp 0", "--tp 0: must be ≥ 1"}, Case{"--tp abc", "--tp abc: not an integer"},
+        Case{"--mem-fraction-static 1.7", "--mem-fraction-static 1.7: must be"},
+        Case{"--kv-cache-dtype fp9", "--kv-cache-dtype fp9: not one of"},
+        Case{"--tp", "--tp: expects a value"},
+        Case{"--disable-radix-cache=yes", "takes no value"}}) {
     auto p = parse(std::string("python -m sglang.launch_server --model-path M ") + c.args);
     ASSERT_FALSE(p) << c.args;
     EXPECT_NE(p.message().find(c.expected), std::string::npos) << p.message();

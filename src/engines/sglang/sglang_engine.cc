@@ -7,7 +7,9 @@
 
 namespace servescope::sglang {
 
-bool SglangEngine::launches(const std::vector<std::string>& words) const { return launches_sglang(words); }
+bool SglangEngine::launches(const std::vector<std::string>& words) const {
+  return launches_sglang(words);
+}
 
 Result<EngineVersion> SglangEngine::resolve_version(std::string_view spec) const {
   return resolve_sglang_version(spec);
@@ -15,7 +17,8 @@ Result<EngineVersion> SglangEngine::resolve_version(std::string_view spec) const
 
 Result<LaunchCommand> SglangEngine::parse_command(const std::vector<std::string>& words) const {
   auto parsed = parse_sglang_command(words);
-  if (!parsed) return parsed.error();
+  if (!parsed)
+    return parsed.error();
   return std::move(parsed->command);
 }
 
@@ -40,12 +43,23 @@ Result<Plan> SglangEngine::plan(const Scenario& scenario) const {
   // Re-parse for the notes (ambiguous or removed flags): the scenario keeps only the command.
   auto parsed = parse_sglang_command(scenario.command.words);
   std::vector<ParseNote> notes;
-  if (parsed) notes = parsed->notes;
+  if (parsed)
+    notes = parsed->notes;
   return plan_sglang(scenario, notes);
 }
 
 std::vector<std::string> SglangEngine::output_names() const {
-  return {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size", "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs", "context_len", "kv_cell_bytes", "mamba_ratio", "mamba_state_bytes_per_request"};
+  return {"max_total_num_tokens",
+          "max_running_requests",
+          "max_mamba_cache_size",
+          "mem_fraction_static",
+          "chunked_prefill_size",
+          "cuda_graph_max_bs",
+          "cuda_graph_bs",
+          "context_len",
+          "kv_cell_bytes",
+          "mamba_ratio",
+          "mamba_state_bytes_per_request"};
 }
 
 }  // namespace servescope::sglang

@@ -11,7 +11,8 @@ const FlagSetting* SglangInputs::setting_for(std::string_view field) const {
   const FlagSetting* found = nullptr;
   for (const FlagSetting& f : command_.flags) {
     const FlagSpec* spec = find_capacity_flag(f.name);
-    if (spec != nullptr && spec->field == field) found = &f;
+    if (spec != nullptr && spec->field == field)
+      found = &f;
   }
   return found;
 }
@@ -25,8 +26,10 @@ void SglangInputs::record(std::string_view field, Value value, std::string unit,
   if (from != nullptr) {
     node.origin = Origin::kFlag;
     node.source = fmt::format("argv[{}] {}", from->argv_index, from->as_typed());
-    if (const FlagSpec* spec = find_capacity_flag(from->name); spec && !spec->deprecated_for.empty()) {
-      node.why = fmt::format("{} is deprecated; SGLang reads it as {}", from->spelled, spec->deprecated_for);
+    if (const FlagSpec* spec = find_capacity_flag(from->name);
+        spec && !spec->deprecated_for.empty()) {
+      node.why = fmt::format("{} is deprecated; SGLang reads it as {}", from->spelled,
+                             spec->deprecated_for);
     }
   } else {
     node.origin = Origin::kEngineDefault;
@@ -36,15 +39,18 @@ void SglangInputs::record(std::string_view field, Value value, std::string unit,
   graph_.add(std::move(node));
 }
 
-std::int64_t SglangInputs::integer(std::string_view field, std::int64_t default_value, std::string unit) {
+std::int64_t SglangInputs::integer(std::string_view field, std::int64_t default_value,
+                                   std::string unit) {
   const FlagSetting* f = setting_for(field);
   std::int64_t v = default_value;
-  if (f != nullptr) v = parse_int(f->value()).value_or(default_value);
+  if (f != nullptr)
+    v = parse_int(f->value()).value_or(default_value);
   record(field, v, std::move(unit), f, "");
   return v;
 }
 
-std::optional<std::int64_t> SglangInputs::optional_integer(std::string_view field, std::string unit) {
+std::optional<std::int64_t> SglangInputs::optional_integer(std::string_view field,
+                                                           std::string unit) {
   const FlagSetting* f = setting_for(field);
   if (f == nullptr) {
     record(field, Value(), std::move(unit), nullptr, "None");
@@ -58,7 +64,8 @@ std::optional<std::int64_t> SglangInputs::optional_integer(std::string_view fiel
 double SglangInputs::real(std::string_view field, double default_value, std::string unit) {
   const FlagSetting* f = setting_for(field);
   double v = default_value;
-  if (f != nullptr) v = parse_double(f->value()).value_or(default_value);
+  if (f != nullptr)
+    v = parse_double(f->value()).value_or(default_value);
   record(field, v, std::move(unit), f, "");
   return v;
 }
@@ -108,7 +115,8 @@ std::optional<std::vector<std::int64_t>> SglangInputs::int_list(std::string_view
     return std::nullopt;
   }
   std::vector<std::int64_t> out;
-  for (const std::string& s : f->values) out.push_back(parse_int(s).value_or(0));
+  for (const std::string& s : f->values)
+    out.push_back(parse_int(s).value_or(0));
   record(field, IntList(out), "", f, "");
   return out;
 }

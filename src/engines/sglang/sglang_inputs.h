@@ -15,7 +15,8 @@ namespace servescope::sglang {
 
 class SglangInputs {
  public:
-  SglangInputs(const LaunchCommand& command, Derivation& graph) : command_(command), graph_(graph) {}
+  SglangInputs(const LaunchCommand& command, Derivation& graph)
+      : command_(command), graph_(graph) {}
 
   /// The flag setting that last wrote `field` (through its name, an alias or a deprecated
   /// spelling), or nullptr when the command leaves it at its default.

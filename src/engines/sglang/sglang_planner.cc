@@ -11,20 +11,22 @@ namespace {
 
 void report_flags(PlanContext& ctx, const std::vector<ParseNote>& notes) {
   for (const ParseNote& n : notes) {
-    ctx.finding(n.code == "ambiguous-flag" ? Severity::kError : Severity::kWarning, n.code, {n.flag}, n.message,
-                "CLI", "server_args.py::ServerArgs.add_cli_args (argparse)");
+    ctx.finding(n.code == "ambiguous-flag" ? Severity::kError : Severity::kWarning, n.code,
+                {n.flag}, n.message, "CLI", "server_args.py::ServerArgs.add_cli_args (argparse)");
   }
   for (const FlagSetting& f : ctx.scenario.command.flags) {
-    if (const FlagSpec* spec = find_capacity_flag(f.name); spec != nullptr && !spec->deprecated_for.empty()) {
+    if (const FlagSpec* spec = find_capacity_flag(f.name);
+        spec != nullptr && !spec->deprecated_for.empty()) {
       ctx.finding(Severity::kWarning, "deprecated-flag", {f.as_typed()},
-                  fmt::format("{} is deprecated; SGLang reads it as {}", f.spelled.empty() ? f.name : f.spelled,
-                              spec->deprecated_for),
+                  fmt::format("{} is deprecated; SGLang reads it as {}",
+                              f.spelled.empty() ? f.name : f.spelled, spec->deprecated_for),
                   "CLI", "server_args.py::ServerArgs._handle_deprecated_args");
     }
     if (!f.modelled && f.known) {
-      ctx.finding(Severity::kInfo, "unmodelled-flag", {f.as_typed()},
-                  fmt::format("{} is kept but not modelled: no capacity rule here reads it", f.spelled),
-                  "", "");
+      ctx.finding(
+          Severity::kInfo, "unmodelled-flag", {f.as_typed()},
+          fmt::format("{} is kept but not modelled: no capacity rule here reads it", f.spelled), "",
+          "");
     }
   }
 }
@@ -33,41 +35,51 @@ void report_flags(PlanContext& ctx, const std::vector<ParseNote>& notes) {
 void check_allreduce_fusion(PlanContext& ctx) {
   const ResolvedArgs& a = ctx.args;
   const GpuSpec& gpu = ctx.scenario.hardware.gpu;
-  if (a.fusion_backend.empty()) return;
+  if (a.fusion_backend.empty())
+    return;
   const bool supported = !gpu.is_amd && (gpu.cc_major == 9 || gpu.cc_major == 10);
-  if (supported) return;
+  if (supported)
+    return;
   std::string flag = ctx.typed("enable_flashinfer_allreduce_fusion");
-  if (flag.empty()) flag = ctx.typed("flashinfer_allreduce_fusion_backend");
+  if (flag.empty())
+    flag = ctx.typed("flashinfer_allreduce_fusion_backend");
   const std::string source = "layers/flashinfer_comm_fusion.py::_resolve_backend";
   switch (ctx.rules.fusion_on_unsupported_gpu) {
     case FusionOnUnsupportedGpu::kStartupFailure:
       ctx.plan.starts = false;
-      ctx.plan.startup_error = "ValueError: FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.";
-      ctx.finding(Severity::kError, "fusion-unsupported-gpu", {flag},
-                  fmt::format("FlashInfer allreduce fusion needs SM90 or SM10x; on {} (SM{}) this version sizes the pools, "
-                              "then fails in warmup with ValueError, before the max_total_num_tokens line",
-                              gpu.key, gpu.compute_capability),
-                  "R9.1", source);
+      ctx.plan.startup_error =
+          "ValueError: FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.";
+      ctx.finding(
+          Severity::kError, "fusion-unsupported-gpu", {flag},
+          fmt::format("FlashInfer allreduce fusion needs SM90 or SM10x; on {} (SM{}) this version "
+                      "sizes the pools, "
+                      "then fails in warmup with ValueError, before the max_total_num_tokens line",
+                      gpu.key, gpu.compute_capability),
+          "R9.1", source);
       break;
     case FusionOnUnsupportedGpu::kWorkspaceWarning:
       ctx.finding(Severity::kWarning, "fusion-unsupported-gpu", {flag},
-                  fmt::format("FlashInfer allreduce fusion is unsupported on {} (SM{}): workspace creation fails with a "
+                  fmt::format("FlashInfer allreduce fusion is unsupported on {} (SM{}): workspace "
+                              "creation fails with a "
                               "warning and the fusion stays off; capacity is unchanged",
                               gpu.key, gpu.compute_capability),
                   "R9.1", source);
       break;
     case FusionOnUnsupportedGpu::kSilentlyInactive:
       ctx.finding(Severity::kWarning, "fusion-unsupported-gpu", {flag},
-                  fmt::format("FlashInfer allreduce fusion is silently inactive on {} (SM{}); capacity is unchanged",
+                  fmt::format("FlashInfer allreduce fusion is silently inactive on {} (SM{}); "
+                              "capacity is unchanged",
                               gpu.key, gpu.compute_capability),
                   "R9.1", "layers/communicator.py::apply_flashinfer_allreduce_fusion");
       break;
     case FusionOnUnsupportedGpu::kCrashAtCapture:
       ctx.plan.starts = false;
       ctx.plan.startup_error =
-          "Capture cuda graph failed: No supported CUDA architectures found for major versions [9, 10]";
+          "Capture cuda graph failed: No supported CUDA architectures found for major versions [9, "
+          "10]";
       ctx.finding(Severity::kError, "fusion-unsupported-gpu", {flag},
-                  fmt::format("FlashInfer allreduce fusion on {} (SM{}) crashes at CUDA-graph capture in this version "
+                  fmt::format("FlashInfer allreduce fusion on {} (SM{}) crashes at CUDA-graph "
+                              "capture in this version "
                               "(#15650)",
                               gpu.key, gpu.compute_capability),
                   "R9.1", source);
@@ -88,22 +100,30 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
     ctx.finding(Severity::kInfo, "gpu-name-ambiguous", {}, scenario.hardware.gpu_note, "", "");
   }
   Status st = resolve_server_args(ctx);
-  if (!st) return st.error();
+  if (!st)
+    return st.error();
   report_flags(ctx, notes);
   // Sizing stops where SGLang raises: later rules would describe pools that never exist.
   resolve_mem_fraction(ctx);
   resolve_memory_budget(ctx);
   resolve_mamba_pool(ctx);
-  if (plan.starts) resolve_kv_pool(ctx);
-  if (plan.starts) resolve_running_requests(ctx);
+  if (plan.starts)
+    resolve_kv_pool(ctx);
+  if (plan.starts)
+    resolve_running_requests(ctx);
   check_allreduce_fusion(ctx);
 
-  for (const char* id : {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size", "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs", "context_len", "kv_cell_bytes", "mamba_ratio", "mamba_state_bytes_per_request"}) {
-    if (plan.graph.find(id) != nullptr) plan.outputs.emplace_back(id);
+  for (const char* id :
+       {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size",
+        "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs",
+        "context_len", "kv_cell_bytes", "mamba_ratio", "mamba_state_bytes_per_request"}) {
+    if (plan.graph.find(id) != nullptr)
+      plan.outputs.emplace_back(id);
   }
   for (const std::string& e : plan.estimated) {
     ctx.finding(Severity::kInfo, "estimated-input", {},
-                fmt::format("{} is an estimate; give --free-before-load and --free-after-load (or --calibrate-from LOG) "
+                fmt::format("{} is an estimate; give --free-before-load and --free-after-load (or "
+                            "--calibrate-from LOG) "
                             "for exact numbers",
                             e),
                 "R3.1", "");

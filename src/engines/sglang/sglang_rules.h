@@ -14,9 +14,10 @@ namespace servescope::sglang {
 
 /// How max_running_requests is resolved from the KV capacity T (R5.3-R5.7, §5.4).
 enum class RunningRequestsEra {
-  kPoolThenMin,          // ≤ 2026-03-07: pool = user or estimate, mamba cap, then min(T//2 | user//dp, pool)
+  kPoolThenMin,  // ≤ 2026-03-07: pool = user or estimate, mamba cap, then min(T//2 | user//dp,
+                 // pool)
   kUserClampedByEstimate,  // 2026-03-08 … 2026-06-11 (#20142): user → min(user//dp, estimate)
-  kUserRespected,        // ≥ 2026-06-12 (#27399): user → min(user//attn_dp, T//2)
+  kUserRespected,          // ≥ 2026-06-12 (#27399): user → min(user//attn_dp, T//2)
 };
 
 /// How the prefill (piecewise) CUDA graph is chosen and when its reserve is counted (§9.3).
@@ -28,10 +29,10 @@ enum class PrefillGraphEra {
 
 /// What an explicit FlashInfer allreduce fusion request does on a GPU that lacks it (§9.1).
 enum class FusionOnUnsupportedGpu {
-  kCrashAtCapture,      // ≤ 2026-01-21 (#15650)
-  kSilentlyInactive,    // 2026-01-22 … 2026-04-18 (#17591)
-  kWorkspaceWarning,    // 2026-04-19 … 2026-06-22
-  kStartupFailure,      // ≥ 2026-06-23 (#28789): ValueError in warmup
+  kCrashAtCapture,    // ≤ 2026-01-21 (#15650)
+  kSilentlyInactive,  // 2026-01-22 … 2026-04-18 (#17591)
+  kWorkspaceWarning,  // 2026-04-19 … 2026-06-22
+  kStartupFailure,    // ≥ 2026-06-23 (#28789): ValueError in warmup
 };
 
 struct SglangRules {
