@@ -1,0 +1,1 @@
+// Placeholder so an empty layer still builds a library.

@@ -1,0 +1,22 @@
+#include "cli/command.h"
+
+#include <iostream>
+
+namespace servescope {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> kCommands = {
+      {"plan", "predict what the engine decides at startup, every number with its derivation", run_plan},
+      {"explain", "show the derivation tree of an output down to its inputs", run_explain},
+      {"gpus", "list the GPU catalog", run_gpus},
+      {"models", "list the bundled model configs", run_models},
+  };
+  return kCommands;
+}
+
+ExitStatus usage_error(std::string_view message) {
+  std::cerr << "servescope: error: " << message << "\n";
+  return ExitStatus::kUsage;
+}
+
+}  // namespace servescope
