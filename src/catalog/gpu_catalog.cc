@@ -1,6 +1,5 @@
 #include "catalog/gpu_catalog.h"
 
-#include <csv.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,6 +7,7 @@
 #include <stdexcept>
 
 #include "catalog/embedded_data.h"
+#include "core/csv.h"
 #include "core/text.h"
 
 namespace servescope {
@@ -26,37 +26,6 @@ constexpr std::array<std::string_view, 13> kColumns = {"key",
                                                        "interconnect_gbps",
                                                        "tdp_w",
                                                        "source_note"};
-
-// libcsv callbacks collect fields into rows.
-struct CsvRows {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> current;
-};
-
-void on_field(void* data, size_t len, void* ctx) {
-  static_cast<CsvRows*>(ctx)->current.emplace_back(static_cast<const char*>(data), len);
-}
-
-void on_row(int /*terminator*/, void* ctx) {
-  auto* rows = static_cast<CsvRows*>(ctx);
-  rows->rows.push_back(std::move(rows->current));
-  rows->current.clear();
-}
-
-Result<std::vector<std::vector<std::string>>> read_csv(std::string_view text) {
-  csv_parser parser;
-  if (csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL) != 0)
-    return fail("cannot initialise CSV parser");
-  CsvRows rows;
-  std::size_t parsed = csv_parse(&parser, text.data(), text.size(), on_field, on_row, &rows);
-  if (parsed != text.size() || csv_fini(&parser, on_field, on_row, &rows) != 0) {
-    std::string why = csv_strerror(csv_error(&parser));
-    csv_free(&parser);
-    return fail(fmt::format("malformed CSV near byte {}: {}", parsed, why));
-  }
-  csv_free(&parser);
-  return rows.rows;
-}
 
 double number_or_zero(const std::string& cell) {
   if (trim(cell).empty())

@@ -8,6 +8,7 @@
 
 #include "core/result.h"
 #include "engines/launch_command.h"
+#include "engines/log_grammar.h"
 #include "engines/plan.h"
 #include "engines/scenario.h"
 
@@ -33,6 +34,12 @@ class Engine {
   virtual Result<Plan> plan(const Scenario& scenario) const = 0;
   /// Capacity outputs this engine's plans carry, for `explain` and `why` validation.
   virtual std::vector<std::string> output_names() const = 0;
+  /// A fresh grammar for reading one of this engine's logs (engines/log_grammar.h), or
+  /// nullptr while the engine has none.
+  virtual std::unique_ptr<LogGrammar> log_grammar() const { return nullptr; }
+  /// How the engine behaves when the twin plays it (engines/twin_profile.h), or nullptr
+  /// while the engine has none.
+  virtual const class TwinProfile* twin_profile() const { return nullptr; }
 };
 
 /// All engines servescope models.

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/gpu_catalog.h"
 #include "catalog/model_shape.h"
@@ -16,6 +17,7 @@ struct EngineVersion {
   std::string label;  // as the user gave it or as servescope inferred it: "0.5.15", "2026-07-20"
   std::string main_date;  // the engine's main branch date the rules follow, "YYYY-MM-DD"
   std::string basis;      // how the date was chosen ("newest modelled", "release table: ...")
+  std::vector<std::string> cherry_picks;  // changes a release branch carries beyond its cut date
 };
 
 /// Free memory the engine reported around the weight load, in GiB ("Load weight begin/end").

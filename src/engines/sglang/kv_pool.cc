@@ -46,7 +46,7 @@ void resolve_kv_pool(PlanContext& ctx) {
 
   // R4.5 (draft KV): EAGLE-family speculative decoding keeps the draft's KV in the same pool.
   const bool draft_kv =
-      a.speculative() && ctx.rules.draft_cell_scaling &&
+      a.speculative() && ctx.rules.draft_kv == DraftKv::kCellScaling &&
       (a.speculative_algorithm == "EAGLE" || a.speculative_algorithm == "EAGLE3" ||
        a.speculative_algorithm == "STANDALONE");
   int draft_layers = 0;
@@ -159,7 +159,7 @@ void resolve_kv_pool(PlanContext& ctx) {
   }
   const double budget_bytes = std::floor(std::max(0.0, budget_gib) * kGiB);
   std::int64_t tokens = static_cast<std::int64_t>(std::floor(budget_bytes / final_cell));
-  tokens = tokens / a.page_size * a.page_size;
+  if (ctx.rules.page_alignment) tokens = tokens / a.page_size * a.page_size;
   if (hybrid_swa) {
     const double ratio = g.value("arg.swa_full_tokens_ratio").as_number();
     const std::int64_t swa_tokens =
@@ -196,6 +196,19 @@ void resolve_kv_pool(PlanContext& ctx) {
                               *a.max_total_tokens, tokens),
                   "R4.7", "kv_cache_configurator.py::KVCacheConfigurator._apply_token_constraints");
     }
+  }
+  // 2025-03-05 … 2025-12-23 (#3986 → #15748): EAGLE's draft shares the pool and the printed
+  // capacity includes headroom for the draft tokens of every request slot.
+  if (a.speculative() && ctx.rules.draft_kv == DraftKv::kHeadroom && a.speculative_algorithm != "NGRAM") {
+    const std::int64_t reqs = a.max_running_requests.value_or(0);
+    const std::int64_t headroom = reqs * (a.speculative_steps * a.speculative_topk + a.speculative_draft_tokens) + 100;
+    g.add({"draft_kv_headroom", headroom, "tokens", "R4.5h",
+           fmt::format("{} requests · ({}·{} + {}) + 100 tokens for the shared draft pool (2025-03-05 … 2025-12-23).",
+                       reqs, a.speculative_steps, a.speculative_topk, a.speculative_draft_tokens),
+           "model_executor/model_runner.py::ModelRunner.init_memory_pool", {"max_running_requests.requested"}});
+    tokens += headroom;
+    inputs.push_back("draft_kv_headroom");
+    why += " Plus the draft pool headroom.";
   }
   g.add({"max_total_num_tokens", tokens, "tokens", "R4.7", why,
          "kv_cache_configurator.py::KVCacheConfigurator._apply_token_constraints", inputs});

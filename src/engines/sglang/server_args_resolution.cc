@@ -17,9 +17,6 @@ std::string src(std::string_view function) {
   return fmt::format("{}.{}", kServerArgs, function);
 }
 
-bool contains_arch(std::initializer_list<std::string_view> list, std::string_view arch) {
-  return std::find(list.begin(), list.end(), arch) != list.end();
-}
 
 // --- parallelism ------------------------------------------------------------------------
 
@@ -126,19 +123,29 @@ void resolve_speculative(PlanContext& ctx) {
     return;
   }
   std::string name = to_upper(*algo);
-  if (name == "NEXTN")
-    name = "EAGLE";  // SpeculativeAlgorithm.from_string maps NEXTN to EAGLE
+  if (name == "NEXTN") name = "EAGLE";  // SpeculativeAlgorithm.from_string maps NEXTN to EAGLE
   a.speculative_algorithm = name;
   auto steps = ctx.in.optional_integer("speculative_num_steps");
   auto topk = ctx.in.optional_integer("speculative_eagle_topk");
   auto draft = ctx.in.optional_integer("speculative_num_draft_tokens");
-  // speculative_hook.py::_auto_choose_speculative_params: (steps, topk, draft tokens).
+  // speculative_hook.py::_auto_choose_speculative_params (steps, topk, draft tokens), by era.
+  const std::string& arch = ctx.scenario.model.architecture;
   std::int64_t auto_steps = 3, auto_topk = 1, auto_draft = 4;
-  if (name != "STANDALONE" && (ctx.scenario.model.architecture == "LlamaForCausalLM" ||
-                               ctx.scenario.model.architecture == "Grok1ForCausalLM")) {
-    auto_steps = 5;
-    auto_topk = 4;
-    auto_draft = 8;
+  const bool llama_like = arch == "LlamaForCausalLM" || arch == "Grok1ForCausalLM" || arch == "Grok1VForCausalLM";
+  const bool deepseek = arch == "DeepseekV3ForCausalLM" || arch == "DeepseekV2ForCausalLM" || arch == "DeepseekV32ForCausalLM";
+  switch (ctx.rules.speculative_params) {
+    case 0: auto_steps = 5; auto_topk = 8; auto_draft = 64; break;  // the fields' defaults
+    case 1: auto_steps = 5; auto_topk = 4; auto_draft = 8; break;
+    case 2:
+      if (!deepseek && !(name == "STANDALONE" && ctx.rules.standalone_reserve)) {
+        auto_steps = 5; auto_topk = 4; auto_draft = 8;
+      }
+      break;
+    default:
+      if (llama_like && name != "STANDALONE") {
+        auto_steps = 5; auto_topk = 4; auto_draft = 8;
+      }
+      break;
   }
   if (name == "NGRAM") {
     auto_topk = 10;   // speculative_ngram_max_bfs_breadth default
@@ -147,14 +154,13 @@ void resolve_speculative(PlanContext& ctx) {
   a.speculative_steps = steps.value_or(auto_steps);
   a.speculative_topk = topk.value_or(auto_topk);
   a.speculative_draft_tokens = draft.value_or(auto_draft);
-  if (name != "NGRAM" && a.speculative_topk == 1 &&
-      a.speculative_draft_tokens != a.speculative_steps + 1) {
+  if (name != "NGRAM" && a.speculative_topk == 1 && a.speculative_draft_tokens != a.speculative_steps + 1) {
     a.speculative_draft_tokens = a.speculative_steps + 1;
   }
   const std::string auto_why = fmt::format(
       "Unset parameters take the automatic choice ({}, {}, {}) for {}; with top-k 1 the draft "
       "tokens are steps + 1.",
-      auto_steps, auto_topk, auto_draft, ctx.scenario.model.architecture);
+      auto_steps, auto_topk, auto_draft, arch);
   g.add({"speculative_num_steps.resolved",
          a.speculative_steps,
          "steps",
@@ -192,345 +198,6 @@ void resolve_speculative(PlanContext& ctx) {
                "requests is reset to 48 for speculative decoding\").",
          "arg_groups/speculative_hook.py::_handle_eagle_family",
          {"arg.max_running_requests", "arg.speculative_algorithm"}});
-}
-
-// --- CUDA graphs (§9.3, R2.1-R2.3) ------------------------------------------------------
-
-struct GraphPhase {
-  std::string backend;
-  bool locked = false;
-  std::string lock_reason;
-  std::optional<std::int64_t> max_bs;
-  std::optional<std::vector<std::int64_t>> bs;
-};
-
-void apply_json_phase(const nlohmann::json& phase, GraphPhase& p, const std::string& typed) {
-  if (!phase.is_object())
-    return;
-  if (auto b = phase.find("backend"); b != phase.end() && b->is_string()) {
-    p.backend = b->get<std::string>();
-    p.locked = true;
-    p.lock_reason = typed;
-  }
-  if (auto m = phase.find("max_bs"); m != phase.end() && m->is_number_integer())
-    p.max_bs = m->get<std::int64_t>();
-  if (auto l = phase.find("bs"); l != phase.end() && l->is_array()) {
-    std::vector<std::int64_t> v;
-    for (const auto& e : *l) {
-      if (e.is_number_integer())
-        v.push_back(e.get<std::int64_t>());
-    }
-    p.bs = v;
-  }
-}
-
-std::vector<std::int64_t> decode_batch_sizes(std::int64_t max_bs, bool speculative,
-                                             bool no_padding) {
-  // server_args.py::_generate_decode_cuda_graph_batch_sizes
-  std::vector<std::int64_t> bs;
-  auto range = [&](std::int64_t a, std::int64_t b, std::int64_t step) {
-    for (std::int64_t x = a; x < b; x += step)
-      bs.push_back(x);
-  };
-  if (no_padding) {
-    range(1, max_bs + 1, 1);
-  } else if (!speculative) {
-    bs = {1, 2, 4, 8, 12};
-    range(16, 257, 8);
-    range(272, 512, 16);
-    range(512, max_bs + 1, 32);
-  } else {
-    range(1, 9, 1);
-    range(10, 33, 2);
-    range(40, 65, 4);
-    range(72, 257, 8);
-    range(272, max_bs + 1, 16);
-  }
-  std::erase_if(bs, [&](std::int64_t x) { return x > max_bs; });
-  if (std::find(bs.begin(), bs.end(), max_bs) == bs.end())
-    bs.push_back(max_bs);
-  return bs;
-}
-
-std::vector<std::int64_t> prefill_batch_sizes(std::int64_t max_bs) {
-  // server_args.py::_generate_prefill_cuda_graph_batch_sizes
-  std::vector<std::int64_t> bs;
-  auto range = [&](std::int64_t a, std::int64_t b, std::int64_t step) {
-    for (std::int64_t x = a; x < b; x += step)
-      bs.push_back(x);
-  };
-  range(4, 33, 4);
-  range(48, 257, 16);
-  range(288, 513, 32);
-  range(576, 1025, 64);
-  range(1280, 4097, 256);
-  range(4608, max_bs + 1, 512);
-  std::erase_if(bs, [&](std::int64_t x) { return x > max_bs; });
-  return bs;
-}
-
-// Why the compatibility cascade turns a default prefill backend off, or "" if it keeps it.
-std::string prefill_graph_incompatibility(const PlanContext& ctx, const std::string& backend) {
-  const ResolvedArgs& a = ctx.args;
-  const ModelShape& m = ctx.scenario.model;
-  const std::string& arch = m.architecture;
-  const bool lora = ctx.in.setting_for("enable_lora") != nullptr;
-  const bool piecewise_mm_ok =
-      contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration",
-                     "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
-                    arch);
-  if (backend == "tc_piecewise") {
-    if (contains_arch({"DeepseekV4ForCausalLM", "Qwen3NextForCausalLM", "BailingMoeV2_5ForCausalLM",
-                       "LLaDAModelLM"},
-                      arch)) {
-      return "model-arch blacklist (" + arch + ")";
-    }
-    if (a.dp_attention)
-      return "DP attention";
-    if (ctx.in.setting_for("enable_torch_compile") != nullptr)
-      return "full torch.compile mode";
-    if (a.pp > 1)
-      return "pipeline parallelism (pp_size > 1)";
-    if (ctx.scenario.hardware.gpu.is_amd)
-      return "non-CUDA hardware (HIP)";
-    if (a.moe_a2a_backend != "none")
-      return "MoE A2A backend";
-    if (lora)
-      return "LoRA";
-    if (a.multimodal && !piecewise_mm_ok)
-      return "multimodal model";
-    if (ctx.in.setting_for("enable_hierarchical_cache") != nullptr)
-      return "CPU offload / hierarchical cache";
-    if (ctx.in.setting_for("enable_deterministic_inference") != nullptr)
-      return "deterministic inference";
-    if (a.disaggregation_mode != "null")
-      return "PD disaggregation";
-    return "";
-  }
-  if (backend == "breakable") {
-    if (a.uses_mla)
-      return "MLA attention";
-    if (arch == "DeepseekV4ForCausalLM")
-      return "DeepSeek-V4";
-    if (lora)
-      return "LoRA";
-    if (a.moe_a2a_backend != "none")
-      return "MoE A2A backend";
-    if (a.dp_attention)
-      return "DP attention";
-    if (a.multimodal &&
-        !contains_arch({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"},
-                       arch)) {
-      return "multimodal model";
-    }
-  }
-  return "";
-}
-
-void resolve_cuda_graphs(PlanContext& ctx) {
-  ResolvedArgs& a = ctx.args;
-  Derivation& g = ctx.graph();
-  const ModelShape& m = ctx.scenario.model;
-  const bool amd = ctx.scenario.hardware.gpu.is_amd;
-
-  GraphPhase decode{"full"};
-  GraphPhase prefill{amd || !ctx.rules.breakable_prefill_default ? "tc_piecewise" : "breakable"};
-  const std::string prefill_default = prefill.backend;
-  // _parse_cuda_graph_config precedence: legacy < per-phase switches < convenience < JSON.
-  if (ctx.in.boolean("disable_cuda_graph")) {
-    decode = {"disabled", true, ctx.typed("disable_cuda_graph")};
-    prefill = {"disabled", true, ctx.typed("disable_cuda_graph")};
-  }
-  if (ctx.in.boolean("disable_prefill_cuda_graph"))
-    prefill = {"disabled", true, ctx.typed("disable_prefill_cuda_graph")};
-  if (ctx.in.boolean("disable_decode_cuda_graph"))
-    decode = {"disabled", true, ctx.typed("disable_decode_cuda_graph")};
-  if (auto b = ctx.in.optional_text("cuda_graph_backend_decode"))
-    decode = {*b, true, ctx.typed("cuda_graph_backend_decode")};
-  if (auto b = ctx.in.optional_text("cuda_graph_backend_prefill"))
-    prefill = {*b, true, ctx.typed("cuda_graph_backend_prefill")};
-  decode.max_bs = ctx.in.optional_integer("cuda_graph_max_bs_decode", "requests");
-  prefill.max_bs = ctx.in.optional_integer("cuda_graph_max_bs_prefill", "tokens");
-  decode.bs = ctx.in.int_list("cuda_graph_bs_decode");
-  prefill.bs = ctx.in.int_list("cuda_graph_bs_prefill");
-  if (auto json_text = ctx.in.optional_text("cuda_graph_config")) {
-    auto j = nlohmann::json::parse(*json_text, nullptr, false);
-    if (j.is_object()) {
-      if (auto d = j.find("decode"); d != j.end())
-        apply_json_phase(*d, decode, ctx.typed("cuda_graph_config"));
-      if (auto p = j.find("prefill"); p != j.end())
-        apply_json_phase(*p, prefill, ctx.typed("cuda_graph_config"));
-    }
-  }
-
-  std::string prefill_why;
-  if (prefill.locked) {
-    prefill_why = fmt::format("Set explicitly ({}); the compatibility cascade is skipped.",
-                              prefill.lock_reason);
-  } else {
-    prefill_why =
-        fmt::format("Default prefill backend {} on {}.", prefill.backend, amd ? "HIP" : "CUDA");
-    const bool mm_piecewise =
-        a.multimodal &&
-        contains_arch({"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration",
-                       "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"},
-                      m.architecture);
-    if (prefill.backend == "breakable" && mm_piecewise) {
-      prefill.backend = "tc_piecewise";
-      prefill_why += " Validated multimodal decoder prefill uses tc_piecewise.";
-    }
-    std::string reason = prefill_graph_incompatibility(ctx, prefill.backend);
-    if (!reason.empty()) {
-      prefill_why += fmt::format(" {} is incompatible with {}, so the prefill graph is disabled.",
-                                 prefill.backend, reason);
-      prefill.backend = "disabled";
-    } else if (a.multimodal) {
-      prefill_why +=
-          fmt::format(" {} is allowlisted for {} prefill.", m.architecture, prefill.backend);
-    }
-    if (a.disaggregation_mode == "decode") {
-      prefill.backend = "disabled";
-      prefill_why += " A PD decode node runs no prefill graph.";
-    }
-  }
-  if (a.disaggregation_mode == "prefill" && !decode.locked)
-    decode.backend = "disabled";
-  a.decode_graph_backend = decode.backend;
-  a.prefill_graph_backend = prefill.backend;
-  g.add({"cuda_graph_backend_decode.resolved",
-         decode.backend,
-         "",
-         "R9.3",
-         decode.locked ? fmt::format("Set explicitly ({}).", decode.lock_reason)
-                       : std::string("Decode graphs default to full capture."),
-         src("_parse_cuda_graph_config"),
-         {"arg.cuda_graph_backend_decode", "arg.disable_cuda_graph"}});
-  g.add({"cuda_graph_backend_prefill.resolved",
-         prefill.backend,
-         "",
-         "R9.3",
-         prefill_why,
-         src("_apply_cuda_graph_compatibility"),
-         {"arg.cuda_graph_backend_prefill", "arg.disable_cuda_graph"}});
-  if (!prefill.locked && prefill.backend != prefill_default) {
-    ctx.resolved("cuda_graph_backend_prefill", "", prefill.backend, prefill_why);
-  }
-
-  // R2.1: chunked prefill and decode max_bs by GPU memory tier.
-  const double mib = a.gpu_memory_mib;
-  std::int64_t tier_chunk = 0, tier_bs = 0;
-  std::string tier;
-  if (mib < 20 * 1024) {
-    tier = "R2.1a (< 20 GiB)";
-    tier_chunk = 2048;
-    tier_bs = 8;
-  } else if (mib < 35 * 1024) {
-    tier = "R2.1b (< 35 GiB)";
-    tier_chunk = 2048;
-    tier_bs = a.tp < 4 ? 24 : 80;
-  } else if (mib < 60 * 1024) {
-    tier = "R2.1c (< 60 GiB)";
-    tier_chunk = 4096;
-    tier_bs = a.tp < 4 ? 32 : 160;
-  } else if (mib < 90 * 1024) {
-    tier = "R2.1d (< 90 GiB)";
-    tier_chunk = 8192;
-    tier_bs = a.tp < 4 ? 256 : 512;
-  } else if (mib < 160 * 1024) {
-    tier = "R2.1e (< 160 GiB)";
-    tier_chunk = 8192;
-    tier_bs = a.tp < 4 ? 256 : 512;
-  } else {
-    tier = "R2.1f (≥ 160 GiB)";
-    tier_chunk = 16384;
-    tier_bs = 512;
-  }
-  auto user_chunk = ctx.in.optional_integer("chunked_prefill_size", "tokens");
-  a.chunked_prefill_size = user_chunk.value_or(tier_chunk);
-  g.add({"chunked_prefill_size",
-         a.chunked_prefill_size,
-         "tokens",
-         "R2.1",
-         user_chunk ? std::string("--chunked-prefill-size as typed.")
-                    : fmt::format("GPU memory tier {}: {} tokens.", tier, tier_chunk),
-         src("_handle_gpu_memory_settings"),
-         {"arg.chunked_prefill_size", "gpu_memory_mib", "arg.tp_size"}});
-
-  const bool speculative = a.speculative();
-  const bool no_padding = ctx.in.boolean("disable_cuda_graph_padding");
-  if (decode.bs) {
-    a.decode_bs = *decode.bs;
-    a.decode_max_bs = *std::max_element(a.decode_bs.begin(), a.decode_bs.end());
-    g.add({"cuda_graph_max_bs_decode.resolved",
-           a.decode_max_bs,
-           "requests",
-           "R2.2",
-           "An explicit decode batch-size list sets max_bs to its largest entry.",
-           src("_handle_gpu_memory_settings"),
-           {"arg.cuda_graph_bs_decode"}});
-  } else {
-    a.decode_max_bs = decode.max_bs.value_or(tier_bs);
-    g.add({"cuda_graph_max_bs_decode.resolved",
-           a.decode_max_bs,
-           "requests",
-           "R2.1",
-           decode.max_bs
-               ? std::string("Decode max_bs as typed.")
-               : fmt::format("GPU memory tier {} with tp_size {}: {}.", tier, a.tp, tier_bs),
-           src("_handle_gpu_memory_settings"),
-           {"arg.cuda_graph_max_bs_decode", "gpu_memory_mib", "arg.tp_size"}});
-    a.decode_bs = decode_batch_sizes(a.decode_max_bs, speculative, no_padding);
-  }
-  g.add({"cuda_graph_bs_decode.resolved",
-         IntList(a.decode_bs),
-         "requests",
-         "R2.2",
-         no_padding    ? std::string("--disable-cuda-graph-padding: every size 1..max_bs.")
-         : speculative ? std::string("Speculative decoding uses the denser small-batch pattern.")
-                       : std::string("The standard capture pattern up to max_bs."),
-         src("_generate_decode_cuda_graph_batch_sizes"),
-         {"cuda_graph_max_bs_decode.resolved", "arg.speculative_algorithm"}});
-
-  // R2.3: prefill graph sizes.
-  std::string prefill_max_why;
-  if (prefill.max_bs) {
-    a.prefill_max_bs = *prefill.max_bs;
-    prefill_max_why = "Prefill max_bs as typed.";
-  } else {
-    a.prefill_max_bs = a.uses_mla ? 2048 : a.chunked_prefill_size;
-    prefill_max_why = a.uses_mla ? "MLA models capture prefill up to 2048 tokens."
-                                 : "Prefill max_bs defaults to chunked_prefill_size.";
-    if (auto cap = ctx.in.optional_integer("max_total_tokens", "tokens");
-        cap && *cap < a.prefill_max_bs) {
-      a.prefill_max_bs = *cap;
-      prefill_max_why += " Capped by --max-total-tokens.";
-    }
-    if (contains(to_lower(ctx.in.text("model_path", "")), "llama-2")) {
-      a.prefill_max_bs = std::min<std::int64_t>(a.prefill_max_bs, 4096);
-      prefill_max_why += " Llama-2 models cap it at 4096.";
-    }
-  }
-  if (ctx.in.setting_for("context_length") != nullptr && a.context_len < a.prefill_max_bs) {
-    a.prefill_max_bs = a.context_len;
-    prefill_max_why += " Clamped to the explicit --context-length.";
-  }
-  g.add({"cuda_graph_max_bs_prefill.resolved",
-         a.prefill_max_bs,
-         "tokens",
-         "R2.3",
-         prefill_max_why,
-         src("_handle_gpu_memory_settings"),
-         {"arg.cuda_graph_max_bs_prefill", "chunked_prefill_size", "context_len"}});
-  a.prefill_bs = prefill.bs ? *prefill.bs : prefill_batch_sizes(a.prefill_max_bs);
-  g.add({"cuda_graph_bs_prefill.resolved",
-         IntList(a.prefill_bs),
-         "tokens",
-         "R2.3",
-         prefill.bs
-             ? std::string("Prefill sizes as typed.")
-             : fmt::format("{} capture sizes up to {}.", a.prefill_bs.size(), a.prefill_max_bs),
-         src("_generate_prefill_cuda_graph_batch_sizes"),
-         {"cuda_graph_max_bs_prefill.resolved"}});
 }
 
 // --- mamba radix-cache strategy (R5.9) --------------------------------------------------
@@ -773,6 +440,10 @@ void resolve_allreduce_fusion(PlanContext& ctx) {
 }
 
 }  // namespace
+
+bool contains_arch(std::initializer_list<std::string_view> list, std::string_view arch) {
+  return std::find(list.begin(), list.end(), arch) != list.end();
+}
 
 Status resolve_server_args(PlanContext& ctx) {
   ResolvedArgs& a = ctx.args;

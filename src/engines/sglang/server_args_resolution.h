@@ -4,6 +4,9 @@
 // allreduce fusion backend.
 #pragma once
 
+#include <initializer_list>
+#include <string_view>
+
 #include "core/result.h"
 #include "engines/sglang/plan_context.h"
 
@@ -12,5 +15,16 @@ namespace servescope::sglang {
 /// Fills ctx.args and records the nodes; fails on input SGLang itself rejects at argument
 /// parsing (e.g. a context length above the model's without the override env var).
 Status resolve_server_args(PlanContext& ctx);
+
+/// R2.1–R2.3 and §9.3 (cuda_graphs.cc): chunked prefill, decode and prefill CUDA-graph
+/// backends and batch sizes, in the form of the rule variant in force.
+void resolve_cuda_graphs(PlanContext& ctx);
+
+/// R8.2: with DP attention SGLang divides chunked_prefill_size after the memory heuristic
+/// has used the undivided value; records the final chunked_prefill_size.
+void resolve_dp_attention_chunking(PlanContext& ctx);
+
+/// Whether the architecture is in one of SGLang's lists (a small helper shared by the rules).
+bool contains_arch(std::initializer_list<std::string_view> list, std::string_view arch);
 
 }  // namespace servescope::sglang

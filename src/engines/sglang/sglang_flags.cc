@@ -188,6 +188,7 @@ std::vector<FlagSpec> build_capacity_flags() {
   deprecated("--piecewise-cuda-graph-max-tokens", "cuda_graph_max_bs_prefill", T::kInt,
              "--cuda-graph-max-bs-prefill", "Largest prefill token count captured (old name).")
       .min = 1;
+  add(flag("--enable-piecewise-cuda-graph", "enable_piecewise_cuda_graph", T::kBool, "False", "Opt-in piecewise prefill CUDA graph (2025-10-11 … 2026-03-01; on by default afterwards)."));
   add(flag("--enable-torch-compile", "enable_torch_compile", T::kBool, "False",
            "torch.compile the model; disables the tc_piecewise prefill graph."));
   at_least(add(flag("--torch-compile-max-bs", "torch_compile_max_bs", T::kInt, "32",

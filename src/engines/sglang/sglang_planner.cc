@@ -95,7 +95,9 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   plan.version = scenario.version.label;
   plan.version_basis = scenario.version.basis;
   SglangInputs inputs(scenario.command, plan.graph);
-  PlanContext ctx{scenario, rules_for_date(scenario.version.main_date), plan, inputs, {}};
+  const RuleVariant variant = rules_for_date(scenario.version.main_date, scenario.version.cherry_picks);
+  PlanContext ctx{scenario, variant, variant.rules, plan, inputs, {}};
+  plan.version_basis = scenario.version.basis + "; " + variant.describe();
   if (!scenario.hardware.gpu_note.empty()) {
     ctx.finding(Severity::kInfo, "gpu-name-ambiguous", {}, scenario.hardware.gpu_note, "", "");
   }
@@ -105,6 +107,7 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   report_flags(ctx, notes);
   // Sizing stops where SGLang raises: later rules would describe pools that never exist.
   resolve_mem_fraction(ctx);
+  resolve_dp_attention_chunking(ctx);
   resolve_memory_budget(ctx);
   resolve_mamba_pool(ctx);
   if (plan.starts)

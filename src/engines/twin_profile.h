@@ -1,0 +1,214 @@
+// TwinProfile: how an engine looks from the outside when the twin plays it — what its
+// scheduler enforces for a plan, the startup log it prints, its periodic scheduler lines, its
+// Prometheus metrics, its status endpoints and error bodies. Engine packs implement it;
+// src/twin/ runs the scheduler model and the HTTP server and asks the profile for every
+// engine-specific word, so the twin itself never names an engine.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "engines/plan.h"
+#include "engines/scenario.h"
+
+namespace servescope {
+
+/// What the engine's scheduler enforces for one plan, and the per-GPU figures the cost model
+/// reads. Limits are per scheduler (per data-parallel worker).
+struct ServingShape {
+  std::int64_t max_running_requests = 0;
+  std::int64_t token_pool = 0;  // KV cache capacity in tokens
+  std::int64_t page_size = 1;
+  std::int64_t state_slots = 0;  // recurrent-state (linear attention) slots; 0: the model has none
+  std::int64_t state_slots_per_request = 0;  // slots a running request holds
+  std::int64_t chunk_tokens = 0;             // chunked prefill size; <= 0: prompts are not split
+  std::int64_t max_prefill_tokens = 0;       // input tokens one prefill batch may take
+  std::int64_t context_len = 0;
+
+  // Admission and retraction policy (the engine's constants, with their sources in the pack).
+  std::int64_t clip_max_new_tokens = 4096;  // future tokens reserved per request at most
+  double init_new_token_ratio = 0.7;        // share of future tokens reserved for running requests
+  double min_new_token_ratio = 0.1;
+  double new_token_ratio_decay = 0.001;  // per decode step
+  std::int64_t retract_decode_steps = 20;
+
+  // Speculative decoding: 0 draft tokens when off.
+  std::int64_t speculative_steps = 0;
+  std::int64_t speculative_draft_tokens = 0;
+
+  // Parallelism and per-GPU bytes for the cost model.
+  int tp = 1;
+  double kv_bytes_per_token = 0;       // per GPU, all layers, draft included
+  double state_bytes_per_request = 0;  // per GPU
+  double weight_bytes_per_gpu = 0;     // as measured (calibration); 0: estimate from the model
+  std::vector<std::int64_t> graph_batch_sizes;  // decode batch sizes captured as a graph
+  int decode_log_interval = 40;                 // decode steps between periodic stats lines
+};
+
+/// Where the engine listens.
+struct Endpoint {
+  std::string host;
+  int port = 0;
+};
+
+enum class StartupMark {
+  kNone,
+  kListening,  // the server accepts connections from this line on
+  kReady,      // health checks pass from this line on
+  kFailed,     // the engine exits after this line
+};
+
+/// One line of the startup log, printed at a fraction of the startup time.
+struct LogLine {
+  double at = 0;    // 0..1 of the startup time
+  std::string tag;  // rank tag ("TP0"), or "" for the main process
+  std::string text;
+  StartupMark mark = StartupMark::kNone;
+};
+
+struct StartupContext {
+  Endpoint endpoint;  // as bound (an ephemeral port resolved)
+  double startup_seconds = 0;
+};
+
+/// A point-in-time view of the scheduler, for stats lines, metrics and status endpoints.
+struct SchedulerView {
+  std::int64_t running = 0;
+  std::int64_t queued = 0;
+  std::int64_t used_tokens = 0;
+  std::int64_t token_pool = 0;
+  std::int64_t used_state_slots = 0;
+  std::int64_t state_slots = 0;  // 0: no recurrent-state pool
+  std::int64_t max_running_requests = 0;
+  std::int64_t decode_context_tokens = 0;  // sum of running sequence lengths
+  double gen_throughput = 0;               // tokens/s over the last decode stats interval
+  bool graph = false;                      // the decode batch runs as a captured graph
+  double accept_length = 0;                // speculative: tokens per request per step; 0 off
+  double accept_rate = 0;
+
+  double token_usage() const {
+    return token_pool > 0 ? static_cast<double>(used_tokens) / static_cast<double>(token_pool) : 0;
+  }
+  double state_usage() const {
+    return state_slots > 0 ? static_cast<double>(used_state_slots) / static_cast<double>(state_slots)
+                           : 0;
+  }
+};
+
+/// One prefill batch, for the engine's prefill stats line.
+struct PrefillView {
+  SchedulerView scheduler;  // after the batch was formed
+  std::int64_t new_seqs = 0;
+  std::int64_t new_tokens = 0;
+  std::int64_t cached_tokens = 0;
+  std::int64_t pending_tokens = 0;  // prompt tokens of a split prompt still to prefill
+  double input_throughput = 0;      // tokens/s since the previous prefill line
+};
+
+/// A cumulative Prometheus histogram: `counts[i]` observations ≤ bounds[i]; the last count
+/// is the +Inf bucket.
+struct Histogram {
+  std::vector<double> bounds;
+  std::vector<std::uint64_t> counts;
+  double sum = 0;
+  std::uint64_t count = 0;
+
+  explicit Histogram(std::vector<double> b = {})
+      : bounds(std::move(b)), counts(bounds.size() + 1, 0) {}
+  void observe(double value);
+};
+
+enum class HistogramKind { kTimeToFirstToken, kInterTokenLatency, kEndToEnd, kQueueTime };
+
+/// Everything the metrics and status endpoints report.
+struct ServingStatus {
+  const Scenario* scenario = nullptr;
+  const Plan* plan = nullptr;
+  const ServingShape* shape = nullptr;
+  std::string model_name;
+  SchedulerView scheduler;
+  std::uint64_t prompt_tokens_total = 0;
+  std::uint64_t generation_tokens_total = 0;
+  std::uint64_t requests_total = 0;  // finished
+  std::uint64_t retractions_total = 0;
+  const Histogram* ttft = nullptr;
+  const Histogram* itl = nullptr;
+  const Histogram* e2e = nullptr;
+  const Histogram* queue_time = nullptr;
+  double startup_seconds = 0;
+  std::chrono::system_clock::time_point now;
+};
+
+/// A generation request in the engine's native (non-OpenAI) API.
+struct NativeGenerateRequest {
+  std::string text;                          // the prompt as text, when given as text
+  std::optional<std::int64_t> input_ids;     // the prompt's length, when given as token ids
+  std::optional<std::int64_t> max_new_tokens;
+  bool ignore_eos = false;
+  bool stream = false;
+};
+
+/// Progress of a native generation, for its response body or stream chunk.
+struct NativeGenerateView {
+  std::string id;
+  std::string_view text;  // all output so far
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  bool finished = false;
+  double e2e_seconds = 0;
+};
+
+class TwinProfile {
+ public:
+  virtual ~TwinProfile() = default;
+
+  /// What the scheduler enforces for `plan`. Fails when the plan lacks an output it needs.
+  virtual Result<ServingShape> serving_shape(const Scenario& scenario, const Plan& plan) const = 0;
+  /// The host and port the command asks for, or the engine's defaults.
+  virtual Endpoint endpoint(const LaunchCommand& command) const = 0;
+  /// The model name the API reports (a served-model-name flag, else the model path).
+  virtual std::string served_model_name(const Scenario& scenario) const = 0;
+
+  /// The startup log for `plan`, ending with the ready line, or with the engine's error lines
+  /// (marked kFailed) when the plan says the engine would not start.
+  virtual std::vector<LogLine> startup_log(const Scenario& scenario, const Plan& plan,
+                                           const StartupContext& context) const = 0;
+  /// Lines the engine prints when it dies while serving.
+  virtual std::vector<LogLine> crash_log(std::string_view reason) const = 0;
+  /// A log line with the engine's prefix (time stamp, rank tag).
+  virtual std::string format_log_line(std::chrono::system_clock::time_point when,
+                                      std::string_view tag, std::string_view text) const = 0;
+  /// The rank tag scheduler lines carry.
+  virtual std::string scheduler_tag() const = 0;
+  virtual std::string decode_log_line(const SchedulerView& view) const = 0;
+  virtual std::string prefill_log_line(const PrefillView& view) const = 0;
+
+  /// Bucket bounds of a latency histogram, in seconds.
+  virtual std::vector<double> histogram_bounds(HistogramKind kind) const = 0;
+  /// The Prometheus text exposition of /metrics.
+  virtual std::string metrics_text(const ServingStatus& status) const = 0;
+  /// GET paths that report state as JSON (besides /health and /v1/models).
+  virtual std::vector<std::string> status_paths() const = 0;
+  /// The JSON body of a status path, or nullopt for a path the engine does not serve.
+  virtual std::optional<std::string> status_json(std::string_view path,
+                                                 const ServingStatus& status) const = 0;
+  /// The body of GET /v1/models.
+  virtual std::string models_json(const ServingStatus& status) const = 0;
+  /// The engine's JSON body for an HTTP error.
+  virtual std::string error_json(int http_status, std::string_view message) const = 0;
+  /// Request fields the engine accepts on its OpenAI-compatible endpoints beyond OpenAI's own.
+  virtual std::vector<std::string> extra_request_fields() const = 0;
+
+  /// The native generation path ("" when the engine has none), how to read its body (a JSON
+  /// text), and how to render its response or stream chunk.
+  virtual std::string native_generate_path() const = 0;
+  virtual Result<NativeGenerateRequest> parse_native_generate(std::string_view body) const = 0;
+  virtual std::string native_generate_json(const NativeGenerateView& view) const = 0;
+};
+
+}  // namespace servescope
