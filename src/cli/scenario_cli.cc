@@ -21,6 +21,24 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o) {
                  "Calibration: free GiB at 'Load weight begin. avail mem=...'");
   app.add_option("--free-after-load", o.free_after_load_gib,
                  "Calibration: free GiB at 'Load weight end. ... avail mem=...'");
+  app.add_option("--total-memory", o.total_memory_gib,
+                 "Calibration: device total GiB the engine's CUDA runtime reports (vLLM: "
+                 "'total_memory=...GiB')");
+  app.add_option("--weights", o.weights_gib,
+                 "Calibration: weight GiB per GPU the engine measured (vLLM: 'Model loading "
+                 "took X GiB')");
+  app.add_option("--activation-peak", o.activation_peak_gib,
+                 "Calibration: activation peak GiB of the profile run (vLLM: 'torch peak memory "
+                 "increase')");
+  app.add_option("--non-torch", o.non_torch_gib,
+                 "Calibration: non-torch memory growth GiB of the profile run (vLLM: 'non-torch "
+                 "forward increase memory')");
+  app.add_option("--cuda-graph-memory", o.cuda_graph_gib,
+                 "Calibration: CUDA-graph memory estimate GiB (vLLM: 'Estimated CUDA graph "
+                 "memory: X GiB total')");
+  app.add_option("--kv-memory", o.kv_memory_gib,
+                 "Calibration: GiB the engine gave the KV cache per GPU (vLLM: 'Available KV "
+                 "cache memory: X GiB')");
   app.add_option("--env", o.env, "Engine environment variable KEY=VALUE (repeatable)");
 }
 

@@ -95,6 +95,25 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   s.calibration.free_after_load_gib = o.free_after_load_gib;
   s.calibration.source = "--free-before-load/--free-after-load";
 
+  // Memory-profile figures: zero is a valid measurement (a run with no non-torch growth).
+  const double gpu_gib = static_cast<double>(s.hardware.gpu.memory_mib) / 1024.0;
+  const std::pair<const char*, const std::optional<double>*> profile[] = {
+      {"--total-memory", &o.total_memory_gib},       {"--weights", &o.weights_gib},
+      {"--activation-peak", &o.activation_peak_gib}, {"--non-torch", &o.non_torch_gib},
+      {"--cuda-graph-memory", &o.cuda_graph_gib},    {"--kv-memory", &o.kv_memory_gib}};
+  for (const auto& [name, v] : profile) {
+    if (*v && (**v < 0 || **v > gpu_gib + 0.5 || (**v == 0 && name == profile[0].first))) {
+      return fail(
+          fmt::format("{} {}: must be between 0 and the GPU's {:.1f} GiB", name, **v, gpu_gib));
+    }
+  }
+  s.calibration.total_memory_gib = o.total_memory_gib;
+  s.calibration.weights_gib = o.weights_gib;
+  s.calibration.activation_peak_gib = o.activation_peak_gib;
+  s.calibration.non_torch_gib = o.non_torch_gib;
+  s.calibration.cuda_graph_gib = o.cuda_graph_gib;
+  s.calibration.kv_memory_gib = o.kv_memory_gib;
+
   s.environment = s.command.environment;
   for (const std::string& kv : o.env) {
     auto eq = kv.find('=');

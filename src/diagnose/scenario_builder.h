@@ -19,6 +19,13 @@ struct ScenarioOptions {
   std::string model;
   std::optional<double> free_before_load_gib;
   std::optional<double> free_after_load_gib;
+  // Memory-profile calibration (engines/scenario.h Calibration), GiB.
+  std::optional<double> total_memory_gib;
+  std::optional<double> weights_gib;
+  std::optional<double> activation_peak_gib;
+  std::optional<double> non_torch_gib;
+  std::optional<double> cuda_graph_gib;
+  std::optional<double> kv_memory_gib;
   std::vector<std::string> env;      // K=V
   std::vector<std::string> command;  // words after --
 };

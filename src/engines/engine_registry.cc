@@ -2,6 +2,7 @@
 
 #include "engines/engine.h"
 #include "engines/sglang/sglang_engine.h"
+#include "engines/vllm/vllm_engine.h"
 
 namespace servescope {
 
@@ -9,6 +10,7 @@ const std::vector<std::unique_ptr<Engine>>& engines() {
   static const std::vector<std::unique_ptr<Engine>> kEngines = [] {
     std::vector<std::unique_ptr<Engine>> v;
     v.push_back(std::make_unique<sglang::SglangEngine>());
+    v.push_back(std::make_unique<vllm::VllmEngine>());
     return v;
   }();
   return kEngines;
@@ -31,8 +33,7 @@ Result<const Engine*> engine_for_command(const std::vector<std::string>& words) 
   }
   return fail(
       "the launch command names no known engine program (python -m sglang.launch_server, sglang "
-      "serve); "
-      "pass --engine NAME");
+      "serve, vllm serve, python -m vllm.entrypoints.openai.api_server); pass --engine NAME");
 }
 
 }  // namespace servescope

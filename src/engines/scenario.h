@@ -25,6 +25,16 @@ struct EngineVersion {
 struct Calibration {
   std::optional<double> free_before_load_gib;
   std::optional<double> free_after_load_gib;
+  // Memory-profile figures an engine may log at startup (vLLM's profiling lines), in GiB:
+  // the device total its CUDA runtime reports, the weights it measured, the activation peak
+  // and the non-torch growth of the profile run, the CUDA-graph estimate, and the memory it
+  // gave the KV cache. Each, when given, replaces the engine pack's estimate.
+  std::optional<double> total_memory_gib;
+  std::optional<double> weights_gib;
+  std::optional<double> activation_peak_gib;
+  std::optional<double> non_torch_gib;
+  std::optional<double> cuda_graph_gib;
+  std::optional<double> kv_memory_gib;
   double rounding_gib = 0;
   std::string source;  // "--free-before-load/--free-after-load" or "log FILE:LINE"
 };

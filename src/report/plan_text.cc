@@ -1,6 +1,7 @@
 #include "report/plan_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/format.h"
 
@@ -15,9 +16,9 @@ std::string scenario_headline(const Scenario& s, const Plan& plan) {
 std::string render_plan_text(const Scenario& s, const Plan& plan) {
   std::string out = scenario_headline(s, plan) + "\n";
   if (!plan.estimated.empty()) {
-    out +=
-        "  (estimated: free memory is not calibrated; pass --free-before-load/--free-after-load "
-        "for exact numbers)\n";
+    // The engine's findings name the calibration options that replace each estimate.
+    out += fmt::format("  (estimated: {}; see the estimated-input findings for exact numbers)\n",
+                       fmt::join(plan.estimated, ", "));
   }
   out += "\n";
   std::vector<std::vector<std::string>> rows;

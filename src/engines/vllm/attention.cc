@@ -1,0 +1,238 @@
+// V3.2 the KV element type, V8.2 the attention backend, V3.1 its block size and CUDA-graph
+// support (vllm/platforms/cuda.py, vllm/v1/attention/backends/*, vllm/utils/torch_utils.py).
+#include <fmt/format.h>
+
+#include "core/text.h"
+#include "engines/vllm/capacity_rules.h"
+
+namespace servescope::vllm {
+namespace {
+
+constexpr char kCudaPlatform[] = "vllm/platforms/cuda.py::CudaPlatformBase.get_attn_backend_cls";
+
+struct Backend {
+  std::string_view name;
+  std::int64_t block_size;      // get_preferred_block_size: 16 if supported, else the smallest
+  std::string_view cg_support;  // AttentionCGSupport of its metadata builder
+};
+
+Backend backend_info(std::string_view name, const GpuSpec& gpu) {
+  if (name == "FLASH_ATTN") {
+    // FA3 on SM 9.x captures any batch (ALWAYS); FA2 only uniform batches.
+    return {name, 16, gpu.cc_major == 9 ? "ALWAYS" : "UNIFORM_BATCH"};
+  }
+  if (name == "FLASHINFER") {
+    // TRTLLM decode kernels (SM 10.x with FlashInfer cubins) make it UNIFORM_BATCH.
+    return {name, 16, gpu.cc_major == 10 ? "UNIFORM_BATCH" : "UNIFORM_SINGLE_TOKEN_DECODE"};
+  }
+  if (name == "TRITON_ATTN" || name == "FLEX_ATTENTION")
+    return {name, 16, "ALWAYS"};
+  if (name == "FLASHMLA")
+    return {name, 64, "UNIFORM_BATCH"};
+  if (name == "FLASHINFER_MLA" || name == "TOKENSPEED_MLA")
+    return {name, 32, "UNIFORM_BATCH"};
+  if (name == "CUTLASS_MLA")
+    return {name, 128, "UNIFORM_SINGLE_TOKEN_DECODE"};
+  if (name == "FLASH_ATTN_MLA" || name == "TRITON_MLA")
+    return {name, 16, "UNIFORM_BATCH"};
+  return {name, 16, "UNIFORM_BATCH"};
+}
+
+bool is_fp8(std::string_view dtype) {
+  return dtype.rfind("fp8", 0) == 0;
+}
+
+// V3.2: CacheConfig.cache_dtype → the element type (torch_utils.py::kv_cache_dtype_str_to_dtype,
+// resolve_kv_cache_dtype_string).
+void resolve_kv_dtype(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  Derivation& g = ctx.graph();
+  const ModelShape& m = ctx.scenario.model;
+  a.cache_dtype = ctx.in.text("cache_dtype", "auto");
+  const std::string model_dtype = ctx.in.text("dtype", "auto");
+  // The model dtype: --dtype, else config.json; float32 checkpoints run in 16 bits
+  // (ModelConfig._resolve_auto_dtype).
+  std::string runtime_dtype = model_dtype;
+  if (model_dtype == "auto") {
+    runtime_dtype = m.dtype == "float16" ? "float16" : "bfloat16";
+  } else if (model_dtype == "half") {
+    runtime_dtype = "float16";
+  } else if (model_dtype == "float") {
+    runtime_dtype = "float32";
+  }
+  g.input("model.dtype", m.dtype, "", Origin::kModelConfig, "config.json torch_dtype",
+          "The checkpoint dtype.");
+  g.add({"model_dtype",
+         runtime_dtype,
+         "",
+         "V3.2",
+         model_dtype == "auto"
+             ? "--dtype auto: the checkpoint's 16-bit dtype (float32 checkpoints run in bfloat16)."
+             : "As typed.",
+         "vllm/config/model.py::ModelConfig._resolve_auto_dtype",
+         {"arg.dtype", "model.dtype"}});
+  std::string kv = a.cache_dtype;
+  std::string why;
+  if (kv == "auto") {
+    const std::string& scheme = m.quant.kv_cache_quant_algo;
+    if (!scheme.empty() && contains(to_lower(scheme), "fp8")) {
+      kv = "fp8_e4m3";
+      why = fmt::format("auto with a checkpoint KV scheme ({}): fp8.", scheme);
+    } else if (!scheme.empty() && contains(to_lower(scheme), "fp4")) {
+      kv = "nvfp4";
+      why = fmt::format("auto with a checkpoint KV scheme ({}): nvfp4.", scheme);
+    } else {
+      kv = runtime_dtype;
+      why =
+          "auto: the model dtype (a weight-only FP8 checkpoint without a KV scheme keeps a "
+          "16-bit KV cache).";
+    }
+  } else {
+    why = "As typed.";
+    if (kv == "fp8")
+      kv = "fp8_e4m3";
+  }
+  a.kv_dtype = kv;
+  a.fp8_kv = is_fp8(kv);
+  if (kv == "float32") {
+    a.kv_bytes = 4;
+  } else if (is_fp8(kv) || kv == "nvfp4" || kv.rfind("turboquant", 0) == 0 ||
+             kv == "int8_per_token_head") {
+    a.kv_bytes = 1;
+  } else {
+    a.kv_bytes = 2;
+  }
+  g.add({"kv_cache_dtype",
+         kv,
+         "",
+         "V3.2",
+         why,
+         "vllm/utils/torch_utils.py::resolve_kv_cache_dtype_string",
+         {"arg.cache_dtype", "model_dtype"}});
+  g.add({"kv_element_bytes",
+         a.kv_bytes,
+         "bytes",
+         "V3.2",
+         "fp8 and the packed formats store one byte per element; 16-bit types two.",
+         "vllm/utils/torch_utils.py::STR_DTYPE_TO_TORCH_DTYPE",
+         {"kv_cache_dtype"}});
+  if (kv.rfind("turboquant", 0) == 0) {
+    ctx.finding(Severity::kWarning, "unmodelled-kv-dtype", {ctx.in.typed("cache_dtype")},
+                "turboquant KV pages (TQFullAttentionSpec) are not modelled; one byte per "
+                "element is assumed",
+                "V3.2", "vllm/v1/kv_cache_interface.py::TQFullAttentionSpec");
+  }
+}
+
+// V8.2: the first backend in priority order that accepts this model, dtype and GPU.
+std::string choose_backend(PlanContext& ctx, std::string* why) {
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  const ModelShape& m = ctx.scenario.model;
+  const ResolvedArgs& a = ctx.args;
+  if (auto forced = ctx.in.optional_text("attention_backend")) {
+    *why = "Forced with --attention-backend.";
+    return to_upper(*forced);
+  }
+  const int major = gpu.cc_major;
+  if (m.uses_mla()) {
+    if (major == 10) {
+      *why = "MLA on SM 10.x: FLASHINFER_MLA is first in the priority list.";
+      return "FLASHINFER_MLA";
+    }
+    if (major == 9 && !a.fp8_kv) {
+      *why = "MLA on SM 9.0: FLASH_ATTN_MLA is first in the priority list.";
+      return "FLASH_ATTN_MLA";
+    }
+    if (major == 9) {
+      *why = "MLA with an fp8 KV cache on SM 9.0: FLASHMLA (FLASH_ATTN_MLA keeps 16-bit KV).";
+      return "FLASHMLA";
+    }
+    *why = fmt::format("MLA on SM {}: only TRITON_MLA accepts this GPU.", gpu.compute_capability);
+    return "TRITON_MLA";
+  }
+  if (major == 10) {
+    *why = "SM 10.x: FLASHINFER is first in the priority list.";
+    return "FLASHINFER";
+  }
+  const bool head_ok = m.head_dim % 8 == 0 && m.head_dim <= 256;
+  const bool fa_ok = major >= 8 && head_ok && (!a.fp8_kv || major == 9);
+  if (fa_ok) {
+    *why = fmt::format(
+        "SM {}: FLASH_ATTN is first in the priority list and accepts head size "
+        "{}{}.",
+        gpu.compute_capability, m.head_dim, a.fp8_kv ? " with an fp8 KV cache (FA3)" : "");
+    return "FLASH_ATTN";
+  }
+  const bool fi_ok = (major > 7 || (major == 7 && gpu.cc_minor >= 5)) && major <= 12;
+  if (fi_ok) {
+    *why = a.fp8_kv && major != 9
+               ? fmt::format(
+                     "FLASH_ATTN takes an fp8 KV cache only with FA3 on SM 9.x; on SM {} "
+                     "the choice moves to FLASHINFER.",
+                     gpu.compute_capability)
+               : fmt::format("FLASH_ATTN does not accept head size {} on SM {}: FLASHINFER.",
+                             m.head_dim, gpu.compute_capability);
+    return "FLASHINFER";
+  }
+  *why = fmt::format("SM {}: neither FLASH_ATTN nor FLASHINFER applies: TRITON_ATTN.",
+                     gpu.compute_capability);
+  return "TRITON_ATTN";
+}
+
+}  // namespace
+
+void resolve_attention(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  Derivation& g = ctx.graph();
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  resolve_kv_dtype(ctx);
+  g.input("gpu.compute_capability", gpu.compute_capability, "", Origin::kCatalog,
+          "data/gpus.csv " + gpu.key, "The GPU's compute capability.");
+  std::string why;
+  a.attention_backend = choose_backend(ctx, &why);
+  g.add({"attention_backend",
+         a.attention_backend,
+         "",
+         "V8.2",
+         why,
+         kCudaPlatform,
+         {"arg.attention_backend", "gpu.compute_capability", "kv_cache_dtype"}});
+  const Backend b = backend_info(a.attention_backend, gpu);
+  a.cudagraph_support = std::string(b.cg_support);
+  g.add({"attention_cudagraph_support",
+         a.cudagraph_support,
+         "",
+         "V7.4",
+         fmt::format("{}'s metadata builder reports {} CUDA-graph support.", a.attention_backend,
+                     a.cudagraph_support),
+         "vllm/v1/attention/backends/*::get_cudagraph_support",
+         {"attention_backend"}});
+  if (a.attention_backend == "FLASH_ATTN") {
+    const int fa = gpu.cc_major == 9 ? 3 : 2;
+    g.add({"flash_attn_version",
+           fa,
+           "",
+           "V8.2",
+           fa == 3 ? "SM 9.x runs FlashAttention 3." : "Outside SM 9.x FlashAttention 2 runs.",
+           "vllm/v1/attention/backends/fa_utils.py::get_flash_attn_version",
+           {"gpu.compute_capability"}});
+  }
+  a.user_block_size = ctx.in.optional_integer("block_size", "tokens");
+  a.block_size = a.user_block_size.value_or(b.block_size);
+  g.add({"block_size",
+         a.block_size,
+         "tokens",
+         "V3.1",
+         a.user_block_size
+             ? "As typed (hybrid attention/mamba models may still raise it, V3.5)."
+             : (b.block_size == 16
+                    ? fmt::format("{} prefers vLLM's default 16 tokens per block.",
+                                  a.attention_backend)
+                    : fmt::format("{} does not support 16; its smallest kernel block is {}.",
+                                  a.attention_backend, b.block_size)),
+         "vllm/config/cache.py::CacheConfig._apply_block_size_default; "
+         "vllm/v1/attention/backend.py::AttentionBackend.get_preferred_block_size",
+         {"arg.block_size", "attention_backend"}});
+}
+
+}  // namespace servescope::vllm

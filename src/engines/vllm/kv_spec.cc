@@ -1,0 +1,340 @@
+// V3.3–V3.6 and V9.1–V9.2: the KV spec of every attention and mamba layer on one worker
+// (vllm/v1/kv_cache_interface.py; the layers' get_kv_cache_spec), the hybrid block alignment
+// (vllm/model_executor/models/config.py::HybridAttentionMambaModelConfig.verify_and_update_config)
+// and the drafter layers speculative decoding adds.
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "core/text.h"
+#include "engines/vllm/capacity_rules.h"
+
+namespace servescope::vllm {
+namespace {
+
+constexpr char kInterface[] = "vllm/v1/kv_cache_interface.py";
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+std::string_view kind_name(SpecKind k) {
+  switch (k) {
+    case SpecKind::kFull:
+      return "full";
+    case SpecKind::kSlidingWindow:
+      return "sliding_window";
+    case SpecKind::kChunkedLocal:
+      return "chunked_local";
+    case SpecKind::kMla:
+      return "mla";
+    case SpecKind::kMamba:
+      return "mamba";
+  }
+  return "?";
+}
+
+struct AttentionShape {
+  std::int64_t heads = 0;  // per rank
+  std::int64_t head_size = 0;
+  std::int64_t head_size_v = 0;
+};
+
+// Page bytes of `block` tokens of one attention layer (AttentionSpec.real_page_size_bytes and
+// the MLA, NVFP4 and per-token-head variants).
+std::int64_t attention_page(const ResolvedArgs& a, const AttentionShape& s, bool mla,
+                            std::int64_t block) {
+  if (mla) {
+    if (a.kv_dtype == "fp8_ds_mla")
+      return block * 656;
+    return static_cast<std::int64_t>(static_cast<double>(block * s.head_size) * a.kv_bytes);
+  }
+  if (a.kv_dtype == "nvfp4") {
+    return block * s.heads *
+           ((s.head_size / 2 + s.head_size / 16) + (s.head_size_v / 2 + s.head_size_v / 16));
+  }
+  std::int64_t page = static_cast<std::int64_t>(
+      static_cast<double>(block * s.heads * (s.head_size + s.head_size_v)) * a.kv_bytes);
+  if (a.kv_dtype == "fp8_per_token_head" || a.kv_dtype == "int8_per_token_head")
+    page += 2 * block * s.heads * 4;  // fp32 scales per token and head
+  return page;
+}
+
+// V3.6: Gated-DeltaNet state of one layer on one rank
+// (mamba_utils.py::MambaStateShapeCalculator.gated_delta_net_state_shape).
+std::int64_t gdn_state_page(PlanContext& ctx, std::int64_t spec_k) {
+  const ModelShape& m = ctx.scenario.model;
+  const LinearAttentionDims& l = *m.linear;
+  const ResolvedArgs& a = ctx.args;
+  Derivation& g = ctx.graph();
+  const std::int64_t conv_dim = static_cast<std::int64_t>(l.key_head_dim) * l.num_key_heads * 2 +
+                                static_cast<std::int64_t>(l.value_head_dim) * l.num_value_heads;
+  const std::int64_t conv_rows = l.conv_kernel - 1 + spec_k;
+  const std::string conv_dtype = ctx.in.text("mamba_cache_dtype", "auto");
+  const std::string ssm_dtype_arg = ctx.in.text("mamba_ssm_cache_dtype", "auto");
+  // Qwen3.5 copies mamba_ssm_dtype from its config (models/config.py); otherwise the model dtype.
+  std::string ssm_dtype = ssm_dtype_arg;
+  if (ssm_dtype == "auto")
+    ssm_dtype = l.ssm_dtype.empty() ? "auto" : l.ssm_dtype;
+  const double model_bytes = a.kv_dtype == "float32" ? 4 : 2;
+  const double conv_bytes = conv_dtype == "float32" ? 4 : (conv_dtype == "auto" ? model_bytes : 2);
+  const double ssm_bytes = ssm_dtype == "float32" ? 4 : (ssm_dtype == "auto" ? model_bytes : 2);
+  const std::int64_t conv =
+      static_cast<std::int64_t>(static_cast<double>(conv_dim / a.tp * conv_rows) * conv_bytes);
+  const std::int64_t ssm = static_cast<std::int64_t>(
+      static_cast<double>(l.num_value_heads / a.tp * l.value_head_dim * l.key_head_dim) *
+      ssm_bytes);
+  g.input("model.linear_attention",
+          fmt::format("{} key heads × {}, {} value heads × {}, conv {}", l.num_key_heads,
+                      l.key_head_dim, l.num_value_heads, l.value_head_dim, l.conv_kernel),
+          "", Origin::kModelConfig, "config.json linear_* fields", "Gated-DeltaNet dimensions.");
+  g.add({"mamba_conv_state_bytes",
+         conv,
+         "bytes",
+         "V3.6",
+         fmt::format("({}/tp {}) channels × (conv kernel {} − 1 + k {}) rows × {} bytes.", conv_dim,
+                     a.tp, l.conv_kernel, spec_k, conv_bytes),
+         "vllm/model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator."
+         "gated_delta_net_state_shape",
+         {"model.linear_attention", "arg.mamba_cache_dtype", "num_speculative_tokens"}});
+  g.add({"mamba_ssm_state_bytes",
+         ssm,
+         "bytes",
+         "V3.6",
+         fmt::format("{}/tp value heads × {} × {} × {} bytes ({}).", l.num_value_heads,
+                     l.value_head_dim, l.key_head_dim, ssm_bytes, ssm_dtype),
+         "vllm/model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator."
+         "gated_delta_net_state_shape; models/config.py (Qwen3.5 mamba_ssm_dtype)",
+         {"model.linear_attention", "arg.mamba_ssm_cache_dtype"}});
+  return conv + ssm;
+}
+
+// V9.1: drafter attention layers registered in the same forward context as the target's.
+int drafter_layers(PlanContext& ctx) {
+  const ResolvedArgs& a = ctx.args;
+  const ModelShape& m = ctx.scenario.model;
+  if (!a.speculative())
+    return 0;
+  const std::string& method = a.spec_method;
+  if (method == "ngram" || method == "suffix" || method == "medusa")
+    return 0;
+  if (method == "eagle" || method == "eagle3")
+    return 1;
+  if (method == "draft_model") {
+    ctx.finding(Severity::kWarning, "unmodelled-draft-model", {ctx.in.typed("speculative_config")},
+                "a separate draft model's KV layers are not modelled (its config.json is not "
+                "read); its pages are missing from this plan",
+                "V9.1", "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.get_kv_cache_spec");
+    return 0;
+  }
+  return std::max(1, m.mtp_layers);  // MTP: the checkpoint's next-token layers
+}
+
+}  // namespace
+
+std::string LayerSpec::key() const {
+  return fmt::format("{}:{}:{}:{}:{}", kind_name(kind), block_size, page_bytes, window,
+                     spec_blocks);
+}
+
+void resolve_kv_specs(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  Derivation& g = ctx.graph();
+  const ModelShape& m = ctx.scenario.model;
+  const bool mla = m.uses_mla();
+
+  // V3.4 per-rank KV heads: ModelConfig.get_num_kv_heads; MLA keeps one latent per rank.
+  AttentionShape shape;
+  if (mla) {
+    shape.heads = 1;
+    shape.head_size = m.mla->kv_lora_rank + m.mla->qk_rope_head_dim;
+    shape.head_size_v = shape.head_size;
+  } else {
+    shape.heads = std::max<std::int64_t>(1, m.num_kv_heads / a.tp);
+    shape.head_size = m.head_dim;
+    shape.head_size_v = m.v_head_dim > 0 ? m.v_head_dim : m.head_dim;
+  }
+  g.input("model.kv_heads", m.num_kv_heads, "heads", Origin::kModelConfig,
+          "config.json num_key_value_heads", "KV heads of the whole model.");
+  g.add({"kv_heads_per_rank",
+         shape.heads,
+         "heads",
+         "V3.4",
+         mla ? "MLA caches one latent vector per token, replicated on every TP rank."
+             : (m.num_kv_heads < a.tp
+                    ? fmt::format("{} KV heads < tp {}: each rank keeps a replica of one head.",
+                                  m.num_kv_heads, a.tp)
+                    : fmt::format("{} KV heads split over tp {}.", m.num_kv_heads, a.tp)),
+         "vllm/config/model.py::ModelConfig.get_num_kv_heads",
+         {"model.kv_heads", "arg.tensor_parallel_size"}});
+  g.add({"kv_head_size",
+         shape.head_size,
+         "elements",
+         "V3.3",
+         mla ? fmt::format("kv_lora_rank {} + qk_rope_head_dim {}.", m.mla->kv_lora_rank,
+                           m.mla->qk_rope_head_dim)
+             : "config.json head_dim (or hidden_size / heads).",
+         "vllm/config/model.py::ModelConfig.get_head_size",
+         {}});
+
+  // V4.1 rule 1: without the hybrid KV cache manager, windowed layers keep the whole context.
+  auto disable_hma = ctx.in.optional_boolean("disable_hybrid_kv_cache_manager");
+  auto kv_transfer = ctx.in.optional_text("kv_transfer_config");
+  const auto allow_chunked = ctx.in.env("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "1");
+  const bool chunked_model = m.model_type == "llama4" && m.has_sliding_window();
+  std::string hma_why = "On: the default for CUDA.";
+  a.hybrid_kv_manager = true;
+  if (disable_hma) {
+    a.hybrid_kv_manager = !*disable_hma;
+    hma_why = "As typed.";
+  } else if (kv_transfer) {
+    a.hybrid_kv_manager = false;
+    hma_why = "--kv-transfer-config without --no-disable-hybrid-kv-cache-manager turns it off.";
+  } else if (chunked_model && allow_chunked && *allow_chunked == "0") {
+    a.hybrid_kv_manager = false;
+    hma_why = "Chunked local attention with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0.";
+  } else if (chunked_model && (a.spec_method == "eagle" || a.spec_method == "eagle3")) {
+    a.hybrid_kv_manager = false;
+    hma_why = "Chunked local attention with EAGLE is not supported by the hybrid manager.";
+  }
+  g.add({"hybrid_kv_cache_manager",
+         a.hybrid_kv_manager,
+         "",
+         "V4.1",
+         hma_why,
+         "vllm/config/vllm.py::VllmConfig.__post_init__ (hybrid KV cache manager rules)",
+         {"arg.disable_hybrid_kv_cache_manager", "arg.kv_transfer_config",
+          "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"}});
+  const bool disable_sw = ctx.in.optional_boolean("disable_sliding_window").value_or(false);
+
+  // V3.5 hybrid attention/mamba block alignment.
+  std::int64_t mamba_page = 0;
+  if (m.is_hybrid_linear()) {
+    mamba_page = gdn_state_page(ctx, a.spec_k);
+    const std::int64_t attn_1tok = attention_page(a, shape, mla, 1);
+    const std::int64_t align = mla ? 64 : 16;
+    std::int64_t needed = 0;
+    std::string how;
+    if (a.mamba_cache_mode == "all") {
+      const std::int64_t chunk = std::lcm<std::int64_t>(256, align);
+      needed = chunk * cdiv(cdiv(mamba_page, attn_1tok), chunk);
+      how =
+          fmt::format("mamba cache mode all: a multiple of lcm(256, {}) covering the state", align);
+    } else {
+      needed = align * cdiv(mamba_page, align * attn_1tok);
+      how = fmt::format("{} × cdiv(mamba page {}, {} × attention bytes per token {})", align,
+                        mamba_page, align, attn_1tok);
+    }
+    const std::int64_t before = a.block_size;
+    if (a.block_size < needed)
+      a.block_size = needed;
+    g.add({"block_size",
+           a.block_size,
+           "tokens",
+           "V3.5",
+           before < needed
+               ? fmt::format("Raised from {} so an attention page holds a mamba state: {} "
+                             "(\"Setting attention block size to {} tokens\").",
+                             before, how, needed)
+               : fmt::format("{} already holds a mamba state ({} needs {}).", before, how, needed),
+           "vllm/model_executor/models/config.py::HybridAttentionMambaModelConfig."
+           "verify_and_update_config",
+           {"attention_backend", "arg.block_size", "mamba_conv_state_bytes",
+            "mamba_ssm_state_bytes", "kv_cache_dtype", "mamba_cache_mode"}});
+    const std::int64_t attn_page = a.block_size * attn_1tok;
+    if (attn_page > mamba_page) {
+      g.add({"mamba_page_padding_pct",
+             100.0 * static_cast<double>(attn_page - mamba_page) / static_cast<double>(mamba_page),
+             "%",
+             "V3.5",
+             fmt::format("The mamba page is padded from {} to the attention page {} bytes.",
+                         mamba_page, attn_page),
+             "vllm/model_executor/models/config.py::HybridAttentionMambaModelConfig."
+             "verify_and_update_config",
+             {"block_size", "mamba_conv_state_bytes", "mamba_ssm_state_bytes"}});
+      mamba_page = attn_page;
+    }
+  }
+
+  // The layers: the target's, then the drafter's (V9.1).
+  a.draft_layers = drafter_layers(ctx);
+  const std::int64_t attn_page = attention_page(a, shape, mla, a.block_size);
+  std::vector<LayerKind> kinds = m.layer_kinds;
+  const LayerKind draft_kind = mla ? LayerKind::kMla : LayerKind::kFullAttention;
+  for (int i = 0; i < a.draft_layers; ++i)
+    kinds.push_back(draft_kind);
+  ctx.specs.clear();
+  int layer = 0;
+  for (LayerKind k : kinds) {
+    LayerSpec s;
+    s.layer = layer++;
+    s.block_size = a.block_size;
+    switch (k) {
+      case LayerKind::kFullAttention:
+        s.kind = SpecKind::kFull;
+        s.page_bytes = attn_page;
+        break;
+      case LayerKind::kMla:
+        s.kind = SpecKind::kMla;
+        s.page_bytes = attn_page;
+        break;
+      case LayerKind::kSlidingAttention:
+        s.page_bytes = attn_page;
+        if (disable_sw || !a.hybrid_kv_manager) {
+          s.kind = SpecKind::kFull;
+        } else if (m.model_type == "llama4") {
+          s.kind = SpecKind::kChunkedLocal;  // Llama 4's attention_chunk_size
+          s.window = m.sliding_window;
+        } else {
+          s.kind = SpecKind::kSlidingWindow;
+          s.window = m.sliding_window;
+        }
+        break;
+      case LayerKind::kLinearAttention:
+        s.kind = SpecKind::kMamba;
+        s.page_bytes = mamba_page;
+        s.spec_blocks = a.spec_k;
+        break;
+    }
+    ctx.specs.push_back(s);
+  }
+  int counts[5] = {0, 0, 0, 0, 0};
+  for (const LayerSpec& s : ctx.specs)
+    ++counts[static_cast<int>(s.kind)];
+  std::string summary;
+  for (SpecKind k : {SpecKind::kFull, SpecKind::kMla, SpecKind::kSlidingWindow,
+                     SpecKind::kChunkedLocal, SpecKind::kMamba}) {
+    if (counts[static_cast<int>(k)] > 0) {
+      summary += fmt::format("{}{} {}", summary.empty() ? "" : " + ", counts[static_cast<int>(k)],
+                             kind_name(k));
+    }
+  }
+  g.add({"kv_layers",
+         summary,
+         "",
+         "V3.3",
+         fmt::format("Layers with a KV cache on each rank{}.",
+                     a.draft_layers > 0 ? fmt::format(", with {} drafter layer(s) of {}",
+                                                      a.draft_layers, a.spec_method)
+                                        : ""),
+         "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.get_kv_cache_spec",
+         {"hybrid_kv_cache_manager", "arg.disable_sliding_window", "speculative_method"}});
+  g.add({"kv_page_bytes",
+         attn_page,
+         "bytes",
+         "V3.3",
+         mla ? fmt::format("MLA: block {} × {} elements × {} bytes.", a.block_size, shape.head_size,
+                           a.kv_bytes)
+             : fmt::format("block {} × {} heads × (K {} + V {}) × {} bytes.", a.block_size,
+                           shape.heads, shape.head_size, shape.head_size_v, a.kv_bytes),
+         std::string(kInterface) + "::AttentionSpec.page_size_bytes",
+         {"block_size", "kv_heads_per_rank", "kv_head_size", "kv_element_bytes"}});
+  if (ctx.in.setting_for("kv_cache_dtype_skip_layers") != nullptr) {
+    ctx.finding(Severity::kWarning, "unmodelled-flag", {ctx.in.typed("kv_cache_dtype_skip_layers")},
+                "--kv-cache-dtype-skip-layers mixes page sizes; every layer is sized with the "
+                "quantized dtype here",
+                "V3.2", std::string(kInterface));
+  }
+}
+
+}  // namespace servescope::vllm

@@ -1,0 +1,56 @@
+#include "engines/vllm/vllm_engine.h"
+
+#include <algorithm>
+
+#include "core/text.h"
+#include "engines/vllm/vllm_command.h"
+#include "engines/vllm/vllm_planner.h"
+#include "engines/vllm/vllm_rules.h"
+
+namespace servescope::vllm {
+
+bool VllmEngine::launches(const std::vector<std::string>& words) const {
+  return launches_vllm(words);
+}
+
+Result<EngineVersion> VllmEngine::resolve_version(std::string_view spec) const {
+  return resolve_vllm_version(spec);
+}
+
+Result<LaunchCommand> VllmEngine::parse_command(const std::vector<std::string>& words) const {
+  auto parsed = parse_vllm_command(words);
+  if (!parsed)
+    return parsed.error();
+  return std::move(parsed->command);
+}
+
+std::string VllmEngine::model_path(const LaunchCommand& command) const {
+  const FlagSetting* f = command.find("--model");
+  return f == nullptr ? std::string() : f->value();
+}
+
+int VllmEngine::gpus_needed(const LaunchCommand& command) const {
+  auto get = [&](const char* name) {
+    const FlagSetting* f = command.find(name);
+    return f == nullptr ? 1 : static_cast<int>(parse_int(f->value()).value_or(1));
+  };
+  // Each DP rank runs its own TP × PP group; --nnodes spreads them over nodes.
+  const int world =
+      get("--tensor-parallel-size") * get("--pipeline-parallel-size") * get("--data-parallel-size");
+  return std::max(1, world / std::max(1, get("--nnodes")));
+}
+
+Result<Plan> VllmEngine::plan(const Scenario& scenario) const {
+  // Re-parse against the resolved version's surface for its notes (unknown or ambiguous flags).
+  auto parsed = parse_vllm_command(scenario.command.words, scenario.version.main_date);
+  std::vector<ParseNote> notes;
+  if (parsed)
+    notes = parsed->notes;
+  return plan_vllm(scenario, notes);
+}
+
+std::vector<std::string> VllmEngine::output_names() const {
+  return vllm_output_names();
+}
+
+}  // namespace servescope::vllm

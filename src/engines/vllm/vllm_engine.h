@@ -1,0 +1,20 @@
+// The vLLM engine pack behind the Engine interface.
+#pragma once
+
+#include "engines/engine.h"
+
+namespace servescope::vllm {
+
+class VllmEngine final : public Engine {
+ public:
+  std::string_view name() const override { return "vllm"; }
+  bool launches(const std::vector<std::string>& words) const override;
+  Result<EngineVersion> resolve_version(std::string_view spec) const override;
+  Result<LaunchCommand> parse_command(const std::vector<std::string>& words) const override;
+  std::string model_path(const LaunchCommand& command) const override;
+  int gpus_needed(const LaunchCommand& command) const override;
+  Result<Plan> plan(const Scenario& scenario) const override;
+  std::vector<std::string> output_names() const override;
+};
+
+}  // namespace servescope::vllm

@@ -1,0 +1,138 @@
+#include "engines/vllm/vllm_planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engines/vllm/capacity_rules.h"
+#include "engines/vllm/vllm_flags.h"
+
+namespace servescope::vllm {
+namespace {
+
+constexpr char kArgparse[] =
+    "vllm/utils/argparse_utils.py::FlexibleArgumentParser.parse_args (argparse)";
+
+void report_flags(PlanContext& ctx, const std::vector<ParseNote>& notes) {
+  for (const ParseNote& n : notes) {
+    const Severity s = n.code == "ambiguous-flag" || n.code == "unknown-flag" ? Severity::kError
+                                                                              : Severity::kWarning;
+    ctx.finding(s, n.code, {n.flag}, n.message, "CLI", kArgparse);
+  }
+  const std::vector<CliFlag>& surface = cli_surface(ctx.scenario.version.main_date);
+  for (const FlagSetting& f : ctx.scenario.command.flags) {
+    const std::string spelled = f.spelled.empty() ? f.name : f.spelled;
+    if (f.known && f.name.rfind("--", 0) == 0) {
+      const bool in_version = std::any_of(surface.begin(), surface.end(),
+                                          [&](const CliFlag& c) { return c.name == f.name; });
+      if (!in_version) {
+        ctx.finding(Severity::kError, "flag-not-in-version", {f.as_typed()},
+                    fmt::format("{} is not a `vllm serve` flag on main {} (argparse exits with "
+                                "'unrecognized arguments'); it belongs to a newer release",
+                                spelled, ctx.scenario.version.main_date),
+                    "CLI", kArgparse);
+      }
+    }
+    if (!f.modelled && f.known) {
+      ctx.finding(
+          Severity::kInfo, "unmodelled-flag", {f.as_typed()},
+          fmt::format("{} is kept but not modelled: no capacity rule here reads it", spelled), "",
+          "");
+    }
+  }
+  for (const auto& [name, value] : ctx.scenario.environment) {
+    const EnvSpec* env = find_capacity_env(name);
+    if (name == "VLLM_ATTENTION_BACKEND") {
+      ctx.finding(Severity::kWarning, "removed-env", {name + "=" + value},
+                  "VLLM_ATTENTION_BACKEND is no longer read (vLLM warns 'Unknown vLLM environment "
+                  "variable detected'); use --attention-backend",
+                  "V8.2", "vllm/envs.py");
+    } else if (env == nullptr && name.rfind("VLLM_", 0) == 0) {
+      ctx.finding(Severity::kInfo, "unmodelled-env", {name + "=" + value},
+                  fmt::format("{} is kept but not modelled: no capacity rule here reads it", name),
+                  "", "");
+    }
+  }
+}
+
+Status check_json_flags(const VllmArgs& in) {
+  for (const char* field :
+       {"compilation_config", "speculative_config", "kv_transfer_config", "hf_overrides"}) {
+    auto j = in.json_flag(field);
+    if (!j)
+      return j.error();
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+const std::vector<std::string>& vllm_output_names() {
+  static const std::vector<std::string> kNames = {"gpu_kv_cache_size_tokens",
+                                                  "maximum_concurrency",
+                                                  "num_gpu_blocks",
+                                                  "max_num_seqs",
+                                                  "max_num_batched_tokens",
+                                                  "available_kv_cache_memory_gib",
+                                                  "gpu_memory_utilization",
+                                                  "max_model_len",
+                                                  "block_size",
+                                                  "kv_page_bytes",
+                                                  "kv_cache_groups",
+                                                  "blocks_per_request",
+                                                  "runtime_cudagraph_mode",
+                                                  "cudagraph_capture_sizes",
+                                                  "max_cudagraph_capture_size",
+                                                  "attention_backend",
+                                                  "kv_cache_dtype",
+                                                  "fuse_allreduce_rms"};
+  return kNames;
+}
+
+Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& notes) {
+  Plan plan;
+  plan.engine = "vllm";
+  plan.version = scenario.version.label;
+  plan.version_basis = scenario.version.basis;
+  VllmArgs inputs(scenario.command, scenario.environment, plan.graph);
+  const VllmRules rules = rules_for_date(scenario.version.main_date);
+  PlanContext ctx{scenario, rules, plan, inputs, {}, {}};
+  if (!scenario.hardware.gpu_note.empty()) {
+    ctx.finding(Severity::kInfo, "gpu-name-ambiguous", {}, scenario.hardware.gpu_note, "", "");
+  }
+  if (Status st = check_json_flags(inputs); !st)
+    return st.error();
+  report_flags(ctx, notes);
+  if (Status st = resolve_engine_config(ctx); !st)
+    return st.error();
+  resolve_compilation(ctx);
+  resolve_attention(ctx);
+  resolve_kv_specs(ctx);
+  resolve_memory_profile(ctx);
+  if (plan.starts)
+    resolve_kv_cache(ctx);
+  if (plan.starts)
+    resolve_runtime_cudagraphs(ctx);
+  if (ctx.args.dp > 1) {
+    ctx.finding(Severity::kInfo, "data-parallel-engines", {ctx.in.typed("data_parallel_size")},
+                fmt::format("each of the {} DP ranks is its own engine core with these numbers; "
+                            "the /metrics num_gpu_blocks label sums them",
+                            ctx.args.dp),
+                "V2.5", "vllm/v1/engine/core.py::EngineCore._initialize_kv_caches");
+  }
+  for (const std::string& id : vllm_output_names()) {
+    if (plan.graph.find(id) != nullptr)
+      plan.outputs.push_back(id);
+  }
+  for (const std::string& e : plan.estimated) {
+    ctx.finding(Severity::kInfo, "estimated-input", {},
+                fmt::format("{} is an estimate; give the log's figures (--total-memory, --weights, "
+                            "--activation-peak, --non-torch, --cuda-graph-memory or --kv-memory) "
+                            "for exact numbers",
+                            e),
+                "V2.2", "");
+  }
+  return plan;
+}
+
+}  // namespace servescope::vllm

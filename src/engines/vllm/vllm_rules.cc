@@ -1,0 +1,205 @@
+#include "engines/vllm/vllm_rules.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "catalog/embedded_data.h"
+#include "core/csv.h"
+#include "core/text.h"
+
+namespace servescope::vllm {
+namespace {
+
+constexpr std::string_view kNewestDate = "2026-05-27";
+constexpr std::string_view kOldestDate = "2025-08-01";
+
+using R = VllmRules;
+
+// The behaviour before the oldest change point below (vLLM v0.10, mid 2025).
+VllmRules oldest_rules() {
+  VllmRules r;
+  r.from_date = std::string(kOldestDate);
+  r.description = "v0.10-era main: PIECEWISE graphs, no CUDA-graph memory profiling";
+  r.default_gpu_memory_utilization = 0.9;
+  r.cudagraph_profiling = CudaGraphProfiling::kAbsent;
+  r.kv_tokens = KvTokensFormula::kBlocksPerGroup;
+  r.override_rewrites_memory = false;
+  r.hybrid_group_threshold = 1.25;
+  r.full_and_piecewise_default = false;
+  r.optimization_levels = false;
+  r.spec_aware_capture_sizes = false;
+  r.capture_max_num_batched_tokens = false;
+  r.fusion = FusionDefault::kOptIn;
+  return r;
+}
+
+const std::vector<ChangePoint> kChangePoints = {
+    {"2025-09-23", "#25444", "default cudagraph_mode FULL_AND_PIECEWISE (was PIECEWISE)",
+     [](R& r) { r.full_and_piecewise_default = true; }},
+    {"2025-11-27", "#26847", "-O means optimization level O0–O3 (default O2)",
+     [](R& r) { r.optimization_levels = true; }},
+    {"2025-12-10", "#30330", "capture sizes up to min(max_num_seqs·(1+k)·2, 512)",
+     [](R& r) { r.spec_aware_capture_sizes = true; }},
+    {"2026-02-11", "#34299", "allreduce+RMSNorm fusion on by default at O2 for TP > 1 on SM ≥ 9.0",
+     [](R& r) { r.fusion = FusionDefault::kSm90Plus; }},
+    {"2026-02-15", "#34392", "allreduce+RMSNorm fusion default only on SM 9.0/10.0 and DP = 1",
+     [](R& r) {
+       r.fusion = FusionDefault::kSm90Or100;
+       r.fusion_needs_dp1 = true;
+     }},
+    {"2026-02-27", "#35424", "allreduce+RMSNorm fusion default needs PP = 1",
+     [](R& r) { r.fusion_needs_pp1 = true; }},
+    {"2026-03-07", "#30515",
+     "CUDA-graph memory estimated at startup; subtracted with "
+     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1",
+     [](R& r) { r.cudagraph_profiling = CudaGraphProfiling::kOptIn; }},
+    {"2026-03-12", "#36684", "hybrid KV grouping threshold 1.25 → 1.5",
+     [](R& r) { r.hybrid_group_threshold = 1.5; }},
+    {"2026-03-22", "#37755", "allreduce+RMSNorm fusion default on the SM 10.x family (10.3 too)",
+     [](R& r) { r.fusion = FusionDefault::kSm90Or10xFamily; }},
+    {"2026-04-21", "#38284",
+     "CUDA-graph memory subtracted by default; gpu_memory_utilization default 0.92",
+     [](R& r) {
+       r.cudagraph_profiling = CudaGraphProfiling::kDefaultOn;
+       r.default_gpu_memory_utilization = 0.92;
+     }},
+    {"2026-04-28", "#41069",
+     "GPU KV cache size = int(max_concurrency × max_model_len); the block override sizes the "
+     "fit check",
+     [](R& r) {
+       r.kv_tokens = KvTokensFormula::kConcurrencyTimesLen;
+       r.override_rewrites_memory = true;
+     }},
+    {"2026-04-29", "#40734",
+     "max_num_batched_tokens is a capture size when it is not above the largest one",
+     [](R& r) { r.capture_max_num_batched_tokens = true; }},
+    {"2026-05-02", "#41458", "allreduce+RMSNorm fusion default again with DP > 1 or PP > 1",
+     [](R& r) {
+       r.fusion_needs_dp1 = false;
+       r.fusion_needs_pp1 = false;
+     }},
+};
+
+bool is_date(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-')
+    return false;
+  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u}) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i])))
+      return false;
+  }
+  return true;
+}
+
+struct Release {
+  std::string name;
+  std::string date;
+  std::string evidence;
+};
+
+const std::vector<Release>& releases() {
+  static const std::vector<Release> kReleases = [] {
+    std::vector<Release> out;
+    const std::string_view* text = find_embedded_file("vllm/releases.csv");
+    if (text == nullptr)
+      throw std::logic_error("data/vllm/releases.csv was not embedded");
+    auto rows = read_csv(*text);
+    if (!rows)
+      throw std::logic_error("data/vllm/releases.csv: " + rows.message());
+    bool header_seen = false;
+    for (const auto& row : *rows) {
+      if (row.empty() || row[0].empty() || row[0][0] == '#')
+        continue;
+      if (!header_seen) {
+        header_seen = true;  // release,main_date,evidence
+        continue;
+      }
+      if (row.size() < 3)
+        continue;
+      out.push_back({row[0], row[1], row[2]});
+    }
+    return out;
+  }();
+  return kReleases;
+}
+
+}  // namespace
+
+const std::vector<ChangePoint>& change_points() {
+  return kChangePoints;
+}
+
+VllmRules rules_for_date(std::string_view date) {
+  VllmRules r = oldest_rules();
+  for (const ChangePoint& c : kChangePoints) {
+    if (c.date <= date) {
+      c.apply(r);
+      r.from_date = c.date;
+      r.changed_by = c.pr;
+      r.description = c.what;
+    }
+  }
+  return r;
+}
+
+std::string_view newest_modelled_date() {
+  return kNewestDate;
+}
+
+Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
+  std::string spec(trim(spec_view));
+  if (spec.empty() || spec == "latest" || spec == "main") {
+    return EngineVersion{std::string(kNewestDate),
+                         std::string(kNewestDate),
+                         "newest modelled: main 2026-05-27 (52a31ccec)",
+                         {}};
+  }
+  if (is_date(spec)) {
+    if (spec > kNewestDate) {
+      return EngineVersion{
+          spec,
+          std::string(kNewestDate),
+          fmt::format("main {} is newer than the newest modelled date; rules of {} apply", spec,
+                      kNewestDate),
+          {}};
+    }
+    if (spec < kOldestDate) {
+      return EngineVersion{
+          spec,
+          spec,
+          fmt::format("main {} is older than the oldest modelled behaviour ({}); its rules are "
+                      "assumed",
+                      spec, kOldestDate),
+          {}};
+    }
+    return EngineVersion{spec, spec, "main-branch date", {}};
+  }
+  std::string name = spec;
+  if (!name.empty() && (name[0] == 'v' || name[0] == 'V'))
+    name.erase(0, 1);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Release& r : releases()) {
+      std::string candidate = name;
+      if (pass == 1) {
+        for (std::string_view suffix : {".post", ".dev", "rc"}) {
+          auto at = candidate.find(suffix);
+          if (at != std::string::npos)
+            candidate.erase(at);
+        }
+      }
+      if (r.name == candidate) {
+        return EngineVersion{
+            spec, r.date, fmt::format("release {} ≈ main {} ({})", r.name, r.date, r.evidence), {}};
+      }
+    }
+  }
+  std::string names;
+  for (const Release& r : releases())
+    names += (names.empty() ? "" : ", ") + r.name;
+  return fail(
+      fmt::format("--engine vllm@{}: unknown version; give a release ({}) or a main date "
+                  "YYYY-MM-DD",
+                  spec, names));
+}
+
+}  // namespace servescope::vllm
