@@ -78,6 +78,10 @@ void resolve_capture_sizes(PlanContext& ctx) {
   } else if (flag_max) {
     max_cg = *flag_max;
     why = "--max-cudagraph-capture-size";
+  } else if (ctx.scenario.model.model_type == "gpt_oss" && !user_sizes && !flag_sizes) {
+    // models/config.py::GptOssForCausalLMConfig.verify_and_update_config raises the default.
+    max_cg = 1024;
+    why = "gpt-oss raises the default largest capture size to 1024";
   } else {
     max_cg = std::min<std::int64_t>(a.max_num_seqs * q * 2, 512);
     why = fmt::format("min(max_num_seqs {} × {} × 2, 512)", a.max_num_seqs, q);
@@ -380,15 +384,41 @@ void resolve_runtime_cudagraphs(PlanContext& ctx) {
          why,
          source,
          {"cudagraph_mode", "attention_cudagraph_support", "num_speculative_tokens"}});
+  // Decode FULL graphs under speculative decoding capture multiples of q
+  // (CompilationConfig.adjust_cudagraph_sizes_for_spec_decode).
+  if (has_full(mode) && mode != "FULL" && q > 1 && !a.capture_sizes.empty()) {
+    std::vector<std::int64_t> rounded;
+    for (std::int64_t s : a.capture_sizes) {
+      const std::int64_t r = (s + q - 1) / q * q;
+      if (r <= a.max_capture_size)
+        rounded.push_back(r);
+    }
+    std::sort(rounded.begin(), rounded.end());
+    rounded.erase(std::unique(rounded.begin(), rounded.end()), rounded.end());
+    if (rounded.empty() && q <= a.max_capture_size)
+      rounded.push_back(q);
+    Node config_sizes = *g.find("cudagraph_capture_sizes");
+    config_sizes.id = "cudagraph_capture_sizes.config";
+    g.add(config_sizes);
+    a.capture_sizes = rounded;
+    g.add({"cudagraph_capture_sizes",
+           IntList(rounded),
+           "",
+           "V9.5",
+           fmt::format("FULL decode graphs with q = 1 + k = {}: sizes rounded up to multiples of "
+                       "{} (at most {}).",
+                       q, q, a.max_capture_size),
+           "vllm/config/compilation.py::CompilationConfig.adjust_cudagraph_sizes_for_spec_decode",
+           {"cudagraph_capture_sizes.config", "runtime_cudagraph_mode", "num_speculative_tokens"}});
+  }
   std::int64_t piecewise = 0, full = 0, largest_full = 0;
   if (needs_piecewise(mode))
     piecewise = static_cast<std::int64_t>(a.capture_sizes.size());
   if (has_full(mode)) {
     for (std::int64_t s : a.capture_sizes) {
-      const std::int64_t size = q > 1 ? ((s + q - 1) / q) * q : s;
-      if (size >= q && size <= q * a.max_num_seqs) {
+      if (s >= q && s <= q * a.max_num_seqs) {
         ++full;
-        largest_full = std::max(largest_full, size);
+        largest_full = std::max(largest_full, s);
       }
     }
   }

@@ -126,9 +126,15 @@ Grouping group_layers(const std::vector<LayerSpec>& in, double threshold) {
     }
   }
   out.why = fmt::format(
-      "{} kinds of layer ({} to {} layers each): group size {} ({} < {} × {} picks the largest, "
-      "else the smallest), {} groups.",
-      buckets.size(), min_n, max_n, group_size, max_n, min_n, threshold, out.groups.size());
+      "{} kinds of layer, {} to {} layers each: group size {} ({}), {} groups of one page per "
+      "block.",
+      buckets.size(), min_n, max_n, group_size,
+      group_size == max_n && max_n != min_n
+          ? fmt::format("the largest bucket, as {} < {} × {}", max_n, threshold, min_n)
+          : fmt::format(
+                "the smallest bucket{}",
+                max_n != min_n ? fmt::format(", as {} ≥ {} × {}", max_n, threshold, min_n) : ""),
+      out.groups.size());
   return out;
 }
 

@@ -228,6 +228,10 @@ void resolve_kv_specs(PlanContext& ctx) {
     const std::int64_t before = a.block_size;
     if (a.block_size < needed)
       a.block_size = needed;
+    // Keep the backend's choice (V3.1) under its own id; block_size becomes the aligned size.
+    Node backend_block = *g.find("block_size");
+    backend_block.id = "block_size.backend";
+    g.add(backend_block);
     g.add({"block_size",
            a.block_size,
            "tokens",
@@ -239,8 +243,8 @@ void resolve_kv_specs(PlanContext& ctx) {
                : fmt::format("{} already holds a mamba state ({} needs {}).", before, how, needed),
            "vllm/model_executor/models/config.py::HybridAttentionMambaModelConfig."
            "verify_and_update_config",
-           {"attention_backend", "arg.block_size", "mamba_conv_state_bytes",
-            "mamba_ssm_state_bytes", "kv_cache_dtype", "mamba_cache_mode"}});
+           {"block_size.backend", "mamba_conv_state_bytes", "mamba_ssm_state_bytes",
+            "kv_cache_dtype", "mamba_cache_mode"}});
     const std::int64_t attn_page = a.block_size * attn_1tok;
     if (attn_page > mamba_page) {
       g.add({"mamba_page_padding_pct",

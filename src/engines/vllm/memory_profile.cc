@@ -208,7 +208,8 @@ void resolve_memory_profile(PlanContext& ctx) {
                         m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp,
                         a.pp),
             "W estimated from the model shape; give --weights (the log's 'Model loading took').");
-    plan.estimated.push_back("weights");
+    if (!cal.kv_memory_gib)
+      plan.estimated.push_back("weights");
   }
   const double offload = ctx.in.real("cpu_offload_gb", 0, "GiB");
   if (offload > 0 && !cal.weights_gib) {
@@ -245,7 +246,8 @@ void resolve_memory_profile(PlanContext& ctx) {
            "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.profile_run",
            {"max_num_seqs", "max_num_batched_tokens"},
            Origin::kEstimate});
-    plan.estimated.push_back("activation_peak");
+    if (!cal.kv_memory_gib)
+      plan.estimated.push_back("activation_peak");
   }
 
   // V2.8 N: non-torch growth (NCCL, cuBLAS, allreduce workspaces).
@@ -271,7 +273,8 @@ void resolve_memory_profile(PlanContext& ctx) {
            "vllm/utils/mem_utils.py::memory_profiling",
            {"arg.tensor_parallel_size"},
            Origin::kEstimate});
-    plan.estimated.push_back("non_torch");
+    if (!cal.kv_memory_gib)
+      plan.estimated.push_back("non_torch");
   }
 
   // V2.3 G: the CUDA-graph estimate and whether this version subtracts it.
@@ -308,7 +311,8 @@ void resolve_memory_profile(PlanContext& ctx) {
       g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kEstimate,
               "estimate: the v0.19.0 sweep's graph pools took 0.5–1.9 GiB",
               "G estimated; give --cuda-graph-memory (the log's 'Estimated CUDA graph memory').");
-      plan.estimated.push_back("cuda_graph_estimate");
+      if (!cal.kv_memory_gib)
+        plan.estimated.push_back("cuda_graph_estimate");
     }
   }
   const double graph_applied = applied ? graph_estimate : 0;
