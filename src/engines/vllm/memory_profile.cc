@@ -74,7 +74,7 @@ double device_total_gib(PlanContext& ctx) {
   const GpuSpec& gpu = ctx.scenario.hardware.gpu;
   if (cal.total_memory_gib) {
     g.input("device_total_memory_gib", *cal.total_memory_gib, "GiB", Origin::kCalibration,
-            cal.source.empty() ? "--total-memory" : cal.source,
+            cal.source.rfind("log", 0) == 0 ? cal.source : std::string("--total-memory"),
             "T: the device total the worker's memory snapshot reports.");
     return *cal.total_memory_gib;
   }
@@ -103,7 +103,9 @@ void resolve_memory_profile(PlanContext& ctx) {
   Plan& plan = ctx.plan;
   const Calibration& cal = ctx.scenario.calibration;
   const ModelShape& m = ctx.scenario.model;
-  const std::string cal_source = cal.source.empty() ? "calibration" : cal.source;
+  // A log reader names the log line; options typed by hand name the option.
+  const bool from_log = cal.source.rfind("log", 0) == 0;
+  auto cal_source = [&](const char* option) { return from_log ? cal.source : std::string(option); };
 
   // V2.1 requested memory R = ceil(T × U) and the startup check against the init snapshot.
   const double total = device_total_gib(ctx);
@@ -139,7 +141,8 @@ void resolve_memory_profile(PlanContext& ctx) {
   double free_at_start = 0;
   if (cal.free_before_load_gib) {
     free_at_start = *cal.free_before_load_gib;
-    g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kCalibration, cal_source,
+    g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kCalibration,
+            cal_source("--free-before-load"),
             "Free memory in the worker's init snapshot (after NCCL, before the weights).");
   } else {
     const double used = a.tp * a.pp > 1 ? kPreSnapshotTpGib : kPreSnapshotTp1Gib;
@@ -192,7 +195,7 @@ void resolve_memory_profile(PlanContext& ctx) {
   double weights = 0;
   if (cal.weights_gib) {
     weights = *cal.weights_gib;
-    g.input("weights_gib", weights, "GiB", Origin::kCalibration, cal_source,
+    g.input("weights_gib", weights, "GiB", Origin::kCalibration, cal_source("--weights"),
             "W: torch memory allocated by load_model ('Model loading took W GiB'), drafter "
             "included.");
   } else {
@@ -229,7 +232,8 @@ void resolve_memory_profile(PlanContext& ctx) {
   double activation = 0;
   if (cal.activation_peak_gib) {
     activation = *cal.activation_peak_gib;
-    g.input("activation_peak_gib", activation, "GiB", Origin::kCalibration, cal_source,
+    g.input("activation_peak_gib", activation, "GiB", Origin::kCalibration,
+            cal_source("--activation-peak"),
             "A: torch peak increase over profile_run ('torch peak memory increase').");
   } else {
     const double rows = static_cast<double>(std::min(a.max_num_seqs, a.max_num_batched_tokens));
@@ -254,7 +258,7 @@ void resolve_memory_profile(PlanContext& ctx) {
   double non_torch = 0;
   if (cal.non_torch_gib) {
     non_torch = *cal.non_torch_gib;
-    g.input("non_torch_gib", non_torch, "GiB", Origin::kCalibration, cal_source,
+    g.input("non_torch_gib", non_torch, "GiB", Origin::kCalibration, cal_source("--non-torch"),
             "N: CUDA memory outside torch's allocator grown by profiling ('non-torch forward "
             "increase memory').");
   } else {
@@ -304,7 +308,8 @@ void resolve_memory_profile(PlanContext& ctx) {
   if (ctx.rules.cudagraph_profiling != CudaGraphProfiling::kAbsent && graphs) {
     if (cal.cuda_graph_gib) {
       graph_estimate = *cal.cuda_graph_gib;
-      g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kCalibration, cal_source,
+      g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kCalibration,
+              cal_source("--cuda-graph-memory"),
               "G: 'Estimated CUDA graph memory: G GiB total'.");
     } else if (applied) {
       graph_estimate = kCudaGraphGib;
@@ -331,7 +336,7 @@ void resolve_memory_profile(PlanContext& ctx) {
   if (cal.kv_memory_gib) {
     const double predicted_gib = available_bytes / kGiB;
     g.input("available_kv_cache_memory_gib", *cal.kv_memory_gib, "GiB", Origin::kCalibration,
-            cal_source, "The log's 'Available KV cache memory' (replaces R − W − A − N − G).");
+            cal_source("--kv-memory"), "The log's 'Available KV cache memory' (replaces R − W − A − N − G).");
     g.add({"available_kv_cache_memory_bytes",
            *cal.kv_memory_gib * kGiB,
            "bytes",
