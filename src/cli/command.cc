@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
       {"explain", "show the derivation tree of an output down to its inputs", run_explain},
       {"gpus", "list the GPU catalog", run_gpus},
       {"models", "list the bundled model configs", run_models},
+      {"simulate", "simulate serving under the plan's limits with a roofline cost model", run_simulate},
+      {"twin", "serve the engine's HTTP API from the plan: its log, limits, queueing and metrics", run_twin},
   };
   return kCommands;
 }

@@ -32,5 +32,7 @@ ExitStatus run_plan(const CommandArgs& args);
 ExitStatus run_explain(const CommandArgs& args);
 ExitStatus run_gpus(const CommandArgs& args);
 ExitStatus run_models(const CommandArgs& args);
+ExitStatus run_simulate(const CommandArgs& args);
+ExitStatus run_twin(const CommandArgs& args);
 
 }  // namespace servescope

@@ -69,11 +69,13 @@ struct LogLine {
   std::string tag;  // rank tag ("TP0"), or "" for the main process
   std::string text;
   StartupMark mark = StartupMark::kNone;
+  bool raw = false;  // printed as is, without the engine's prefix (a traceback line)
 };
 
 struct StartupContext {
   Endpoint endpoint;  // as bound (an ephemeral port resolved)
   double startup_seconds = 0;
+  int pid = 0;  // the twin's process id, for the lines that print one
 };
 
 /// A point-in-time view of the scheduler, for stats lines, metrics and status endpoints.
@@ -95,8 +97,9 @@ struct SchedulerView {
     return token_pool > 0 ? static_cast<double>(used_tokens) / static_cast<double>(token_pool) : 0;
   }
   double state_usage() const {
-    return state_slots > 0 ? static_cast<double>(used_state_slots) / static_cast<double>(state_slots)
-                           : 0;
+    return state_slots > 0
+               ? static_cast<double>(used_state_slots) / static_cast<double>(state_slots)
+               : 0;
   }
 };
 
@@ -121,6 +124,9 @@ struct Histogram {
   explicit Histogram(std::vector<double> b = {})
       : bounds(std::move(b)), counts(bounds.size() + 1, 0) {}
   void observe(double value);
+  /// `times` observations of `value` whose sum grows by `sum_increment` (a chunk of several
+  /// tokens observed at once, as engines record inter-token latency).
+  void observe_many(double value, std::uint64_t times, double sum_increment);
 };
 
 enum class HistogramKind { kTimeToFirstToken, kInterTokenLatency, kEndToEnd, kQueueTime };
@@ -131,6 +137,7 @@ struct ServingStatus {
   const Plan* plan = nullptr;
   const ServingShape* shape = nullptr;
   std::string model_name;
+  Endpoint endpoint;  // as bound
   SchedulerView scheduler;
   std::uint64_t prompt_tokens_total = 0;
   std::uint64_t generation_tokens_total = 0;
@@ -146,8 +153,8 @@ struct ServingStatus {
 
 /// A generation request in the engine's native (non-OpenAI) API.
 struct NativeGenerateRequest {
-  std::string text;                          // the prompt as text, when given as text
-  std::optional<std::int64_t> input_ids;     // the prompt's length, when given as token ids
+  std::string text;                       // the prompt as text, when given as text
+  std::optional<std::int64_t> input_ids;  // the prompt's length, when given as token ids
   std::optional<std::int64_t> max_new_tokens;
   bool ignore_eos = false;
   bool stream = false;
@@ -183,6 +190,9 @@ class TwinProfile {
   /// A log line with the engine's prefix (time stamp, rank tag).
   virtual std::string format_log_line(std::chrono::system_clock::time_point when,
                                       std::string_view tag, std::string_view text) const = 0;
+  /// The HTTP server's access-log line for one request ("" when the engine prints none).
+  virtual std::string access_log_line(std::string_view client, std::string_view method,
+                                      std::string_view target, int http_status) const = 0;
   /// The rank tag scheduler lines carry.
   virtual std::string scheduler_tag() const = 0;
   virtual std::string decode_log_line(const SchedulerView& view) const = 0;
@@ -201,6 +211,10 @@ class TwinProfile {
   virtual std::string models_json(const ServingStatus& status) const = 0;
   /// The engine's JSON body for an HTTP error.
   virtual std::string error_json(int http_status, std::string_view message) const = 0;
+  /// The engine's message when a prompt of `prompt_tokens` asking for `max_tokens` does not fit
+  /// the context (an HTTP 400), or "" when it fits.
+  virtual std::string context_error(std::int64_t prompt_tokens, std::int64_t max_tokens,
+                                    std::int64_t context_len) const = 0;
   /// Request fields the engine accepts on its OpenAI-compatible endpoints beyond OpenAI's own.
   virtual std::vector<std::string> extra_request_fields() const = 0;
 

@@ -4,6 +4,7 @@
 #include "engines/sglang/sglang_command.h"
 #include "engines/sglang/sglang_planner.h"
 #include "engines/sglang/sglang_rules.h"
+#include "engines/sglang/sglang_twin_profile.h"
 
 namespace servescope::sglang {
 
@@ -60,6 +61,10 @@ std::vector<std::string> SglangEngine::output_names() const {
           "kv_cell_bytes",
           "mamba_ratio",
           "mamba_state_bytes_per_request"};
+}
+
+const TwinProfile* SglangEngine::twin_profile() const {
+  return &sglang_twin_profile();
 }
 
 }  // namespace servescope::sglang

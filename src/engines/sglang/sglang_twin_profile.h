@@ -19,6 +19,8 @@ class SglangTwinProfile final : public TwinProfile {
   std::vector<LogLine> crash_log(std::string_view reason) const override;
   std::string format_log_line(std::chrono::system_clock::time_point when, std::string_view tag,
                               std::string_view text) const override;
+  std::string access_log_line(std::string_view client, std::string_view method,
+                              std::string_view target, int http_status) const override;
   std::string scheduler_tag() const override { return "TP0"; }
   std::string decode_log_line(const SchedulerView& view) const override;
   std::string prefill_log_line(const PrefillView& view) const override;
@@ -30,6 +32,8 @@ class SglangTwinProfile final : public TwinProfile {
                                          const ServingStatus& status) const override;
   std::string models_json(const ServingStatus& status) const override;
   std::string error_json(int http_status, std::string_view message) const override;
+  std::string context_error(std::int64_t prompt_tokens, std::int64_t max_tokens,
+                            std::int64_t context_len) const override;
   std::vector<std::string> extra_request_fields() const override;
 
   std::string native_generate_path() const override { return "/generate"; }
@@ -39,6 +43,12 @@ class SglangTwinProfile final : public TwinProfile {
 
 /// The profile instance the SGLang engine hands out.
 const SglangTwinProfile& sglang_twin_profile();
+
+/// The ServerArgs fields the twin knows, in print order, as ServerArgs holds them after
+/// __post_init__ (resolved values replace typed ones).
+std::vector<std::pair<std::string, Value>> server_args_fields(const Scenario& scenario,
+                                                              const Plan& plan,
+                                                              const Endpoint& endpoint);
 
 /// `server_args=ServerArgs(...)` as SGLang prints it (Python repr of the dataclass), from the
 /// command and the plan's resolved arguments.

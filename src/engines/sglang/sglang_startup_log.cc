@@ -1,0 +1,395 @@
+// The startup log SGLang's main branch prints (sglang-capacity.md §10, L1–L12; the newest
+// formats of sglang-history.md §11), filled with a plan's values: what `servescope logs` and
+// any other reader of SGLang logs expects to find.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "core/units.h"
+#include "engines/sglang/sglang_twin_profile.h"
+
+namespace servescope::sglang {
+namespace {
+
+const Node* node(const Plan& plan, std::string_view id) {
+  return plan.graph.find(id);
+}
+
+double number(const Plan& plan, std::string_view id, double fallback) {
+  const Node* n = node(plan, id);
+  return n != nullptr && n->value.is_number() ? n->value.as_number() : fallback;
+}
+
+std::string text(const Plan& plan, std::string_view id, std::string fallback = {}) {
+  const Node* n = node(plan, id);
+  return n != nullptr && n->value.is_string() ? n->value.as_string() : fallback;
+}
+
+bool flag_on(const Plan& plan, std::string_view id) {
+  const Node* n = node(plan, id);
+  return n != nullptr && n->value.is_bool() && n->value.as_bool();
+}
+
+std::string list_repr(const IntList& list) {
+  return fmt::format("[{}]", fmt::join(list, ", "));
+}
+
+// torch dtype names as memory_pool.py prints them.
+std::string torch_dtype(std::string_view kv_dtype) {
+  if (kv_dtype == "fp8_e4m3" || kv_dtype == "float8_e4m3fn")
+    return "torch.float8_e4m3fn";
+  if (kv_dtype == "fp8_e5m2" || kv_dtype == "float8_e5m2")
+    return "torch.float8_e5m2";
+  if (kv_dtype == "float16")
+    return "torch.float16";
+  return "torch.bfloat16";
+}
+
+// model_runner.py::load_model: "[quant=fp8, fmt=e4m3, ]" after the type since 2026-03-04.
+std::string quant_part(const Quantization& q) {
+  switch (q.method) {
+    case QuantMethod::kNone:
+      return "";
+    case QuantMethod::kFp8:
+    case QuantMethod::kModeloptFp8:
+      return "quant=fp8, fmt=e4m3, ";
+    default:
+      return fmt::format("quant={}, ", q.name.empty() ? quant_method_name(q.method) : q.name);
+  }
+}
+
+struct Mamba {
+  double conv_gib = 0, ssm_gib = 0, interm_ssm_gib = 0, interm_conv_gib = 0;
+};
+
+// memory_pool.py (mamba pool): conv and ssm shares of the pool, by the per-layer state sizes
+// of mamba2_cache_params (conv in the model dtype, ssm in mamba_ssm_dtype).
+Mamba mamba_sizes(const Scenario& scenario, const Plan& plan, int tp) {
+  Mamba m;
+  const double pool = number(plan, "mamba_pool_gib", 0);
+  const double interm = number(plan, "mamba_speculative_intermediate_gib", 0);
+  double conv_share = 0.02;
+  if (const auto& l = scenario.model.linear) {
+    const double conv_dim =
+        2.0 * l->num_key_heads * l->key_head_dim + l->num_value_heads * l->value_head_dim;
+    const double conv = conv_dim / tp * std::max(0, l->conv_kernel - 1) * 2;
+    const double ssm_bytes = text(plan, "mamba_ssm_dtype.resolved", "float32") == "float32" ? 4 : 2;
+    const double ssm = static_cast<double>(l->num_value_heads) / tp * l->key_head_dim *
+                       l->value_head_dim * ssm_bytes;
+    if (conv + ssm > 0)
+      conv_share = conv / (conv + ssm);
+  }
+  m.conv_gib = pool * conv_share;
+  m.ssm_gib = pool - m.conv_gib;
+  m.interm_conv_gib = interm * conv_share;
+  m.interm_ssm_gib = interm - m.interm_conv_gib;
+  return m;
+}
+
+class LogBuilder {
+ public:
+  LogBuilder(int tp) : tp_(std::max(1, tp)) {}
+  void main(double at, std::string line, StartupMark mark = StartupMark::kNone) {
+    lines_.push_back({at, "", std::move(line), mark, false});
+  }
+  void rank0(double at, std::string line) {
+    lines_.push_back({at, "TP0", std::move(line), {}, false});
+  }
+  // Lines every rank prints (rank-local memory figures are the same on every rank here).
+  void ranks(double at, const std::string& line) {
+    for (int r = 0; r < tp_; ++r)
+      lines_.push_back({at, fmt::format("TP{}", r), line, {}, false});
+  }
+  void raw(double at, std::string line) { lines_.push_back({at, "", std::move(line), {}, true}); }
+  std::vector<LogLine> take() { return std::move(lines_); }
+
+ private:
+  int tp_;
+  std::vector<LogLine> lines_;
+};
+
+void failure(LogBuilder& log, double at, const Plan& plan) {
+  // scheduler.py::run_scheduler_process logs the traceback; the launcher then reports the
+  // child's death (engine.py: "Received sigquit from a child process...").
+  log.rank0(at, "Scheduler hit an exception: Traceback (most recent call last):");
+  log.raw(at, "  File \"sglang/srt/managers/scheduler.py\", in run_scheduler_process");
+  log.raw(at, "    scheduler = Scheduler(");
+  log.raw(at, plan.startup_error.empty() ? "RuntimeError: the engine failed to start"
+                                         : plan.startup_error);
+  log.raw(at, "");
+  log.main(at, "Received sigquit from a child process. It usually means the child failed.",
+           StartupMark::kFailed);
+}
+
+}  // namespace
+
+std::string python_repr(const Value& v) {
+  if (v.is_none())
+    return "None";
+  if (v.is_bool())
+    return v.as_bool() ? "True" : "False";
+  if (v.is_int())
+    return std::to_string(v.as_int());
+  if (v.is_double()) {
+    std::string s = fmt::format("{}", v.as_number());
+    if (s.find_first_of(".eni") == std::string::npos)
+      s += ".0";  // Python's repr keeps the point: 1.0
+    return s;
+  }
+  if (v.is_list())
+    return list_repr(v.as_list());
+  std::string out = "'";
+  for (char c : v.as_string()) {
+    if (c == '\'' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::vector<std::pair<std::string, Value>> server_args_fields(const Scenario& scenario,
+                                                              const Plan& plan,
+                                                              const Endpoint& endpoint) {
+  const std::string model = [&] {
+    const FlagSetting* f = scenario.command.find("--model-path");
+    return f != nullptr ? f->value() : scenario.model.source;
+  }();
+  std::vector<std::pair<std::string, Value>> fields = {
+      {"model_path", Value(model)},
+      {"tokenizer_path", Value(model)},
+      {"host", Value(endpoint.host)},
+      {"port", Value(endpoint.port)},
+  };
+  auto seen = [&](std::string_view name) {
+    return std::any_of(fields.begin(), fields.end(),
+                       [&](const auto& f) { return f.first == name; });
+  };
+  for (const Node& n : plan.graph.nodes()) {
+    if (n.id.rfind("arg.", 0) != 0)
+      continue;
+    const std::string field = n.id.substr(4);
+    if (seen(field))
+      continue;
+    Value v = n.value;
+    // What ServerArgs.__post_init__ leaves in the dataclass: resolved values replace the typed
+    // ones (the KV dtype stays as typed: the pool, not the argument, resolves "auto").
+    if (field == "max_running_requests") {
+      if (const Node* r = node(plan, "max_running_requests.requested"))
+        v = r->value;
+    } else if (field == "chunked_prefill_size" || field == "mem_fraction_static") {
+      if (const Node* r = node(plan, field))
+        v = r->value;
+    } else if (field != "kv_cache_dtype") {
+      if (const Node* r = node(plan, field + ".resolved"))
+        v = r->value;
+    }
+    if (field == "speculative_algorithm" && v.is_string() && v.as_string() == "NEXTN")
+      v = Value("EAGLE");  // server_args.py: NEXTN is an alias of EAGLE
+    fields.emplace_back(field, std::move(v));
+  }
+  if (!seen("served_model_name")) {
+    const FlagSetting* f = scenario.command.find("--served-model-name");
+    fields.emplace_back("served_model_name", Value(f != nullptr ? f->value() : model));
+  }
+  return fields;
+}
+
+std::string server_args_repr(const Scenario& scenario, const Plan& plan, const Endpoint& endpoint) {
+  std::string out = "server_args=ServerArgs(";
+  bool first = true;
+  for (const auto& [name, value] : server_args_fields(scenario, plan, endpoint)) {
+    if (!first)
+      out += ", ";
+    first = false;
+    out += name + "=" + python_repr(value);
+  }
+  return out + ")";
+}
+
+std::vector<LogLine> SglangTwinProfile::startup_log(const Scenario& scenario, const Plan& plan,
+                                                    const StartupContext& ctx) const {
+  const int tp = static_cast<int>(std::max(1.0, number(plan, "arg.tp_size", 1)));
+  const double secs = ctx.startup_seconds;
+  LogBuilder log(tp);
+  log.main(0.0, server_args_repr(scenario, plan, ctx.endpoint));
+
+  const double p = number(plan, "free_before_load_gib", 0);
+  const double a = number(plan, "free_after_load_gib", 0);
+  log.ranks(0.04, fmt::format("Init torch distributed ends. elapsed={:.2f} s, mem usage=0.64 GB",
+                              0.04 * secs));
+  log.ranks(0.05, fmt::format("Load weight begin. avail mem={:.2f} GB", p));
+  log.ranks(
+      0.50,
+      fmt::format(
+          "Load weight end. elapsed={:.2f} s, type={}, {}avail mem={:.2f} GB, mem usage={:.2f} GB.",
+          0.45 * secs, scenario.model.architecture, quant_part(scenario.model.quant), a, p - a));
+  const bool sized = node(plan, "max_total_num_tokens") != nullptr;
+  const bool capture_crash = plan.startup_error.rfind("Capture cuda graph failed", 0) == 0;
+  if (!plan.starts && !sized) {
+    failure(log, 0.52, plan);
+    return log.take();
+  }
+
+  double avail = a;
+  if (const Node* k = node(plan, "max_mamba_cache_size")) {
+    const Mamba m = mamba_sizes(scenario, plan, tp);
+    std::string line = fmt::format(
+        "Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {:.2f}GB, ssm_state "
+        "size: {:.2f}GB",
+        k->value.as_int(), m.conv_gib, m.ssm_gib);
+    if (m.interm_ssm_gib + m.interm_conv_gib > 0)
+      line += fmt::format(
+          " intermediate_ssm_state_cache size: {:.2f}GB intermediate_conv_window_cache size: "
+          "{:.2f}GB",
+          m.interm_ssm_gib, m.interm_conv_gib);
+    log.ranks(0.52, line);
+    avail -= m.conv_gib + m.ssm_gib + m.interm_conv_gib + m.interm_ssm_gib;
+  }
+  const std::int64_t tokens = static_cast<std::int64_t>(number(plan, "max_total_num_tokens", 0));
+  const double cell_target = number(plan, "kv_cell_bytes.target", number(plan, "kv_cell_bytes", 0));
+  const double cell_all = number(plan, "kv_cell_bytes", cell_target);
+  const double kv_gib = static_cast<double>(tokens) * cell_target / kGiB;
+  const std::string dtype = torch_dtype(text(plan, "kv_cache_dtype.resolved", "bfloat16"));
+  if (scenario.model.uses_mla()) {
+    log.ranks(0.53, fmt::format("KV Cache is allocated. dtype: {}, #tokens: {}, KV size: {:.2f} GB",
+                                dtype, tokens, kv_gib));
+  } else {
+    log.ranks(
+        0.53,
+        fmt::format(
+            "KV Cache is allocated. dtype: {}, #tokens: {}, K size: {:.2f} GB, V size: {:.2f} GB",
+            dtype, tokens, kv_gib / 2, kv_gib / 2));
+  }
+  avail -= static_cast<double>(tokens) * cell_all / kGiB;
+  log.ranks(0.54, fmt::format("Memory pool end. avail mem={:.2f} GB", avail));
+
+  const double graph_gib = number(plan, "graph_reserve_mib", 1024) / 1024.0;
+  const Node* bs = node(plan, "cuda_graph_bs");
+  if (!flag_on(plan, "arg.disable_cuda_graph") && bs != nullptr && bs->value.is_list()) {
+    const bool spec = !text(plan, "arg.speculative_algorithm").empty();
+    const std::string kind = spec ? "target verify" : "target decode";
+    const auto per_req =
+        spec ? static_cast<std::int64_t>(number(plan, "speculative_num_draft_tokens.resolved", 1))
+             : 1;
+    const std::string backend = text(plan, "cuda_graph_backend_decode.resolved", "full");
+    log.rank0(0.56, fmt::format("Capture {} CUDA graph begin. backend={}, num_tokens_per_req={}, "
+                                "bs={}, avail mem={:.2f} GB",
+                                kind, backend, per_req, list_repr(bs->value.as_list()), avail));
+    if (capture_crash) {
+      failure(log, 0.58, plan);
+      return log.take();
+    }
+    const double used = graph_gib * 0.5;
+    avail -= used;
+    log.rank0(0.75, fmt::format("Capture {} CUDA graph end. elapsed={:.2f} s, mem usage={:.2f} GB, "
+                                "avail mem={:.2f} GB.",
+                                kind, 0.19 * secs, used, avail));
+    const Node* prefill = node(plan, "cuda_graph_bs_prefill.resolved");
+    const std::string prefill_backend = text(plan, "cuda_graph_backend_prefill.resolved");
+    if (!flag_on(plan, "arg.disable_prefill_cuda_graph") && prefill != nullptr &&
+        prefill->value.is_list() && !prefill_backend.empty() && prefill_backend != "disabled" &&
+        prefill_backend != "none") {
+      log.rank0(0.76, fmt::format("Capture target prefill CUDA graph begin. backend={}, "
+                                  "num_tokens={}, avail mem={:.2f} GB",
+                                  prefill_backend, list_repr(prefill->value.as_list()), avail));
+      const double prefill_used = graph_gib * 0.3;
+      avail -= prefill_used;
+      log.rank0(0.88, fmt::format("Capture target prefill CUDA graph end. elapsed={:.2f} s, mem "
+                                  "usage={:.2f} GB, avail mem={:.2f} GB.",
+                                  0.12 * secs, prefill_used, avail));
+    }
+  }
+  if (!plan.starts) {
+    failure(log, 0.90, plan);
+    return log.take();
+  }
+  log.rank0(0.90,
+            fmt::format("max_total_num_tokens={}, chunked_prefill_size={}, max_prefill_tokens={}, "
+                        "max_running_requests={}, context_len={}, available_gpu_mem={:.2f} GB",
+                        tokens, static_cast<std::int64_t>(number(plan, "chunked_prefill_size", -1)),
+                        static_cast<std::int64_t>(number(plan, "arg.max_prefill_tokens", 16384)),
+                        static_cast<std::int64_t>(number(plan, "max_running_requests", 0)),
+                        static_cast<std::int64_t>(number(plan, "context_len", 0)), avail));
+  // uvicorn's own lines, then the warmup request (http_server.py::_wait_and_warmup).
+  log.main(0.92, fmt::format("INFO:     Started server process [{}]", ctx.pid));
+  log.main(0.92, "INFO:     Waiting for application startup.");
+  log.main(0.92, "INFO:     Application startup complete.");
+  log.main(0.93,
+           fmt::format("INFO:     Uvicorn running on http://{}:{} (Press CTRL+C to quit)",
+                       ctx.endpoint.host, ctx.endpoint.port),
+           StartupMark::kListening);
+  log.main(0.95, fmt::format("INFO:     127.0.0.1:{} - \"GET /model_info HTTP/1.1\" 200 OK",
+                             40000 + ctx.pid % 20000));
+  const bool hybrid = node(plan, "max_mamba_cache_size") != nullptr;
+  log.rank0(
+      0.96,
+      fmt::format(
+          "Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, {}, #running-req: 0, "
+          "#queue-req: 0, #pending-token: 0, cuda graph: False, input throughput (token/s): 0.00",
+          hybrid ? "full token usage: 0.00, mamba usage: 0.00" : "token usage: 0.00"));
+  log.main(0.98, fmt::format("INFO:     127.0.0.1:{} - \"POST /generate HTTP/1.1\" 200 OK",
+                             40000 + ctx.pid % 20000));
+  log.main(1.0, "The server is fired up and ready to roll!", StartupMark::kReady);
+  return log.take();
+}
+
+std::vector<LogLine> SglangTwinProfile::crash_log(std::string_view reason) const {
+  LogBuilder log(1);
+  log.rank0(0, "Scheduler hit an exception: Traceback (most recent call last):");
+  log.raw(0, "  File \"sglang/srt/managers/scheduler.py\", in event_loop_overlap");
+  log.raw(0, fmt::format("RuntimeError: {}", reason));
+  log.raw(0, "");
+  log.main(0, "Received sigquit from a child process. It usually means the child failed.",
+           StartupMark::kFailed);
+  return log.take();
+}
+
+// uvicorn's access log (uvicorn/logging.py AccessFormatter), as SGLang configures it.
+std::string SglangTwinProfile::access_log_line(std::string_view client, std::string_view method,
+                                               std::string_view target, int http_status) const {
+  std::string_view phrase = "";
+  switch (http_status) {
+    case 200:
+      phrase = "OK";
+      break;
+    case 400:
+      phrase = "Bad Request";
+      break;
+    case 404:
+      phrase = "Not Found";
+      break;
+    case 405:
+      phrase = "Method Not Allowed";
+      break;
+    case 413:
+      phrase = "Request Entity Too Large";
+      break;
+    case 500:
+      phrase = "Internal Server Error";
+      break;
+    case 503:
+      phrase = "Service Unavailable";
+      break;
+    default:
+      break;
+  }
+  return fmt::format("INFO:     {} - \"{} {} HTTP/1.1\" {} {}", client, method, target, http_status,
+                     phrase);
+}
+
+std::string SglangTwinProfile::format_log_line(std::chrono::system_clock::time_point when,
+                                               std::string_view tag, std::string_view line) const {
+  // utils.py::configure_logger: "[%(asctime)s{prefix}] %(message)s", datefmt "%Y-%m-%d %H:%M:%S".
+  const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  std::tm local{};
+  localtime_r(&t, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &local);
+  if (tag.empty())
+    return fmt::format("[{}] {}", stamp, line);
+  return fmt::format("[{} {}] {}", stamp, tag, line);
+}
+
+}  // namespace servescope::sglang

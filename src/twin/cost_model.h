@@ -1,0 +1,84 @@
+// A roofline model of one scheduler step on the catalog's GPU figures: the weights read per
+// step (for MoE only the experts the batch routes to), the KV cache read per running token,
+// the recurrent state read and written per request, the FLOPs of the linear layers (MoE:
+// active experts only) and of attention, and a tensor-parallel all-reduce term. The step
+// takes max(memory time, compute time) + communication + a fixed overhead. The efficiency
+// factors are named and settable; the figures are a model, never a measurement.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "engines/scenario.h"
+#include "engines/twin_profile.h"
+#include "twin/scheduler.h"
+
+namespace servescope {
+
+/// The model's tunable factors (`--efficiency key=value`).
+struct Efficiency {
+  double bandwidth = 0.80;           // share of peak memory bandwidth a step achieves
+  double compute = 0.50;             // share of peak tensor FLOPs
+  double interconnect = 0.70;        // share of the interconnect bandwidth an all-reduce gets
+  double allreduce_latency_us = 10;  // fixed cost of one all-reduce
+  double step_overhead_us = 400;     // scheduling and launch cost of one step
+  double accept_length = 0;          // speculative tokens per step; 0: 1 + 0.6·steps
+
+  /// Applies "key=value" items (several may be joined by commas). Fails naming the key and the
+  /// valid ones, or the value and its range.
+  Status apply(const std::vector<std::string>& items);
+  /// name=value pairs in a fixed order, for every printed result.
+  std::vector<std::pair<std::string, double>> items() const;
+  /// "bandwidth=0.80 compute=0.50 ..." (accept_length resolved for `shape`).
+  std::string describe() const;
+};
+
+/// Per-GPU figures the step cost is computed from.
+struct CostInputs {
+  double memory_bytes_per_s = 0;
+  double matmul_flops_per_s = 0;     // at the weights' precision
+  double attention_flops_per_s = 0;  // bf16
+  double interconnect_bytes_per_s = 0;
+  int tp = 1;
+  double dense_weight_bytes = 0;   // read by every forward pass
+  double expert_weight_bytes = 0;  // all experts on this GPU
+  int experts = 0;
+  int experts_per_token = 0;
+  double active_params = 0;  // multiply-adds per token on this GPU (MoE: routed experts only)
+  double draft_weight_bytes = 0;
+  double draft_params = 0;
+  double kv_bytes_per_token = 0;
+  double state_bytes_per_request = 0;
+  double attention_flops_per_pair = 0;  // multiply-adds per (token, attended position)
+  double allreduce_bytes_per_token = 0;
+  int allreduces_per_pass = 0;
+  int draft_allreduces_per_pass = 0;
+  std::int64_t draft_tokens = 0;  // verify tokens per request per decode step (0: no speculation)
+  std::int64_t draft_steps = 0;
+};
+
+class CostModel {
+ public:
+  /// Fails when the GPU catalog lacks a figure the model needs (bandwidth, BF16 FLOPs).
+  static Result<CostModel> build(const Scenario& scenario, const ServingShape& shape,
+                                 const Efficiency& efficiency);
+
+  /// Seconds one step takes.
+  double step_seconds(const StepWork& work) const;
+  /// Speculative tokens per request per decode step (1 without speculation).
+  double accept_length() const { return accept_length_; }
+  const CostInputs& inputs() const { return in_; }
+  const Efficiency& efficiency() const { return eff_; }
+
+ private:
+  double pass_seconds(double tokens, double weight_bytes, double other_bytes, double flops,
+                      double attention_flops, int allreduces) const;
+
+  CostInputs in_;
+  Efficiency eff_;
+  double accept_length_ = 1;
+};
+
+}  // namespace servescope

@@ -1,0 +1,222 @@
+#include "twin/serving_loop.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/text.h"
+
+namespace servescope {
+
+Status TwinFaults::apply(const std::vector<std::string>& items) {
+  constexpr char kKinds[] = "crash-after=N, stall=MS, drop-stream-after=K, error-rate=P";
+  for (const std::string& item : items) {
+    for (std::string_view part : split(item, ',')) {
+      part = trim(part);
+      if (part.empty())
+        continue;
+      const auto eq = part.find('=');
+      if (eq == std::string_view::npos)
+        return fail(fmt::format("--fault {}: expected one of {}", part, kKinds));
+      const std::string_view key = part.substr(0, eq);
+      const std::string_view value = part.substr(eq + 1);
+      if (key == "crash-after" || key == "drop-stream-after") {
+        const auto n = parse_int(value);
+        if (!n || *n < 1)
+          return fail(fmt::format("--fault {}: {} needs a positive integer", part, key));
+        (key == "crash-after" ? crash_after : drop_stream_after) = *n;
+      } else if (key == "stall") {
+        const auto ms = parse_double(value);
+        if (!ms || *ms <= 0 || *ms > 3.6e6)
+          return fail(fmt::format("--fault {}: stall needs milliseconds in (0, 3600000]", part));
+        stall_ms = *ms;
+      } else if (key == "error-rate") {
+        const auto p = parse_double(value);
+        if (!p || *p < 0 || *p > 1)
+          return fail(fmt::format("--fault {}: error-rate needs a probability in [0, 1]", part));
+        error_rate = *p;
+      } else {
+        return fail(
+            fmt::format("--fault {}: unknown fault '{}'; the faults are {}", part, key, kKinds));
+      }
+    }
+  }
+  return ok_status();
+}
+
+ServingLoop::ServingLoop(const Scenario& scenario, const Plan& plan, const TwinProfile& profile,
+                         ServingShape shape, const CostModel& cost, Clock& clock, LogSink& log,
+                         ServingLoopOptions options)
+    : scenario_(scenario),
+      plan_(plan),
+      profile_(profile),
+      scheduler_(std::move(shape), cost.accept_length()),
+      cost_(cost),
+      clock_(clock),
+      log_(log),
+      options_(std::move(options)),
+      ttft_(profile.histogram_bounds(HistogramKind::kTimeToFirstToken)),
+      itl_(profile.histogram_bounds(HistogramKind::kInterTokenLatency)),
+      e2e_(profile.histogram_bounds(HistogramKind::kEndToEnd)),
+      queue_(profile.histogram_bounds(HistogramKind::kQueueTime)) {
+  if (!(options_.speed > 0))
+    options_.speed = 1;
+  last_decode_log_ = last_prefill_log_ = clock_.now();
+}
+
+std::string ServingLoop::check(const GenerationRequest& request) const {
+  return profile_.context_error(request.prompt_tokens, request.max_tokens,
+                                scheduler_.shape().context_len);
+}
+
+ServingLoop::Ticket ServingLoop::submit(const GenerationRequest& request,
+                                        std::shared_ptr<TokenSink> sink) {
+  const Ticket t = next_ticket_++;
+  Record r;
+  r.sink = std::move(sink);
+  r.arrival = clock_.now();
+  r.prompt = request.prompt_tokens;
+  r.slot = scheduler_.submit(t, request.prompt_tokens, request.max_tokens);
+  records_.emplace(t, r);
+  return t;
+}
+
+void ServingLoop::cancel(Ticket ticket) {
+  auto it = records_.find(ticket);
+  if (it == records_.end())
+    return;
+  scheduler_.abort(it->second.slot, ticket);
+  records_.erase(it);
+}
+
+void ServingLoop::log_line(const std::string& text) {
+  log_.write(profile_.format_log_line(clock_.wall(), profile_.scheduler_tag(), text));
+}
+
+std::optional<double> ServingLoop::poll() {
+  const double now = clock_.now();
+  double next_start = now;
+  if (in_step_) {
+    if (now < step_end_)
+      return step_end_;
+    end_step();
+    // Back-to-back steps keep the simulated timeline even when the driver runs late.
+    next_start = step_end_;
+  }
+  if (crashed_)
+    return std::nullopt;
+  start_step(next_start);
+  if (!in_step_)
+    return std::nullopt;
+  return step_end_;
+}
+
+void ServingLoop::start_step(double at) {
+  if (!scheduler_.begin_step(step_))
+    return;
+  in_step_ = true;
+  step_start_ = at;
+  double seconds = cost_.step_seconds(step_.work) / options_.speed;
+  if (stall_pending_) {
+    seconds += options_.faults.stall_ms / 1e3;
+    stall_pending_ = false;
+  }
+  step_end_ = at + seconds;
+  for (std::uint64_t tag : step_.admitted) {
+    auto it = records_.find(tag);
+    if (it != records_.end() && !it->second.admitted) {
+      it->second.admitted = true;
+      queue_.observe(std::max(0.0, at - it->second.arrival));
+    }
+  }
+  if (step_.work.is_prefill()) {
+    // metrics_reporter-style prefill line, printed when the batch is formed.
+    PrefillView p;
+    p.scheduler = scheduler_.view();
+    p.scheduler.graph = false;
+    p.new_seqs = step_.new_seqs;
+    p.new_tokens = step_.work.prefill_tokens;
+    p.pending_tokens = step_.pending_tokens;
+    const double gap = clock_.now() - last_prefill_log_;
+    p.input_throughput = gap > 0 ? static_cast<double>(step_.work.prefill_tokens) / gap : 0;
+    last_prefill_log_ = clock_.now();
+    log_line(profile_.prefill_log_line(p));
+  }
+}
+
+void ServingLoop::end_step() {
+  in_step_ = false;
+  const bool decode = !step_.work.is_prefill();
+  scheduler_.end_step(step_);
+  const double t = step_end_;
+  for (const TokenEvent& e : step_.events) {
+    auto it = records_.find(e.tag);
+    if (it == records_.end())
+      continue;
+    Record& r = it->second;
+    const std::int64_t from = r.tokens;
+    if (e.tokens > 0) {
+      if (r.last_token < 0) {
+        ttft_.observe(t - r.arrival);
+        if (options_.faults.stall_ms > 0 && !stalled_once_) {
+          stalled_once_ = true;
+          stall_pending_ = true;
+        }
+      } else {
+        const double gap = t - r.last_token;
+        itl_.observe_many(gap / e.tokens, static_cast<std::uint64_t>(e.tokens), gap);
+      }
+      r.last_token = t;
+      r.tokens += e.tokens;
+      generation_tokens_total_ += static_cast<std::uint64_t>(e.tokens);
+      tokens_since_decode_log_ += e.tokens;
+    }
+    std::shared_ptr<TokenSink> sink = r.sink;
+    if (e.finished) {
+      e2e_.observe(t - r.arrival);
+      prompt_tokens_total_ += static_cast<std::uint64_t>(r.prompt);
+      ++requests_total_;
+      records_.erase(it);
+    }
+    if (sink != nullptr)
+      sink->on_tokens(from, e.tokens, e.finished);
+  }
+  if (options_.faults.crash_after > 0 &&
+      static_cast<std::int64_t>(requests_total_) >= options_.faults.crash_after)
+    crashed_ = true;
+  if (decode && ++decode_steps_ % scheduler_.shape().decode_log_interval == 0) {
+    const double now = clock_.now();
+    const double gap = now - last_decode_log_;
+    gen_throughput_ = gap > 0 ? static_cast<double>(tokens_since_decode_log_) / gap : 0;
+    tokens_since_decode_log_ = 0;
+    last_decode_log_ = now;
+    SchedulerView v = scheduler_.view();
+    v.gen_throughput = gen_throughput_;
+    log_line(profile_.decode_log_line(v));
+  }
+}
+
+ServingStatus ServingLoop::status() const {
+  ServingStatus s;
+  s.scenario = &scenario_;
+  s.plan = &plan_;
+  s.shape = &scheduler_.shape();
+  s.model_name = options_.model_name;
+  s.endpoint = options_.endpoint;
+  s.scheduler = scheduler_.view();
+  s.scheduler.gen_throughput = gen_throughput_;
+  s.prompt_tokens_total = prompt_tokens_total_;
+  s.generation_tokens_total = generation_tokens_total_;
+  s.requests_total = requests_total_;
+  s.retractions_total = static_cast<std::uint64_t>(scheduler_.retractions());
+  s.ttft = &ttft_;
+  s.itl = &itl_;
+  s.e2e = &e2e_;
+  s.queue_time = &queue_;
+  s.startup_seconds = options_.startup_seconds;
+  s.now = clock_.wall();
+  return s;
+}
+
+}  // namespace servescope
