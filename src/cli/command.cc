@@ -8,6 +8,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"plan", "predict what the engine decides at startup, every number with its derivation", run_plan},
       {"explain", "show the derivation tree of an output down to its inputs", run_explain},
+      {"logs", "read a server log: capacity facts, engine version, batch timeline", run_logs},
       {"gpus", "list the GPU catalog", run_gpus},
       {"models", "list the bundled model configs", run_models},
       {"simulate", "simulate serving under the plan's limits with a roofline cost model", run_simulate},

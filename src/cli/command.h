@@ -30,6 +30,7 @@ ExitStatus usage_error(std::string_view message);
 
 ExitStatus run_plan(const CommandArgs& args);
 ExitStatus run_explain(const CommandArgs& args);
+ExitStatus run_logs(const CommandArgs& args);
 ExitStatus run_gpus(const CommandArgs& args);
 ExitStatus run_models(const CommandArgs& args);
 ExitStatus run_simulate(const CommandArgs& args);

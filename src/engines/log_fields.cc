@@ -15,8 +15,8 @@ bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 bool is_label_char(char c) {
-  return is_alpha(c) || is_digit(c) || c == '_' || c == ' ' || c == '#' || c == '-' ||
-         c == '(' || c == ')' || c == '/' || c == '.';
+  return is_alpha(c) || is_digit(c) || c == '_' || c == ' ' || c == '#' || c == '-' || c == '(' ||
+         c == ')' || c == '/' || c == '.';
 }
 
 // Units that may follow a number; longest first so "GiB" wins over "G".
@@ -114,8 +114,8 @@ bool parse_log_number(std::string_view t, Value& out) {
     const char c = t[i];
     if (c == '.' || c == 'e' || c == 'E')
       is_float = true;
-    else if (!is_digit(c) && !((c == '-' || c == '+') && (i == 0 || t[i - 1] == 'e' ||
-                                                           t[i - 1] == 'E')))
+    else if (!is_digit(c) &&
+             !((c == '-' || c == '+') && (i == 0 || t[i - 1] == 'e' || t[i - 1] == 'E')))
       return false;
   }
   if (t[0] == '+')
@@ -163,8 +163,8 @@ std::string LogFieldScanner::field_name(std::string_view label, std::string_view
     out = "elapsed";
   const std::string_view suffix = unit_suffix(unit);
   if (!suffix.empty() &&
-      (out.size() < suffix.size() || out.compare(out.size() - suffix.size(), suffix.size(),
-                                                 suffix.data(), suffix.size()) != 0))
+      (out.size() < suffix.size() ||
+       out.compare(out.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) != 0))
     out += suffix;
   return out;
 }
@@ -209,6 +209,25 @@ std::size_t LogFieldScanner::scan(std::string_view text, FactBuilder& out) {
       label.remove_prefix(1);
     while (!label.empty() && label.back() == ' ')
       label.remove_suffix(1);
+    // An identifier ends the label on its own ("with max_num_reqs=" → "max_num_reqs"); plain
+    // words may form one ("avail mem", "gen throughput (token/s)"), up to four of them.
+    if (const std::size_t sp = label.rfind(' '); sp != std::string_view::npos) {
+      const std::string_view last = label.substr(sp + 1);
+      if (last.find('_') != std::string_view::npos) {
+        label = last;
+      } else {
+        std::size_t words = 1;
+        std::size_t cut = label.size();
+        for (std::size_t k = label.size(); k-- > 0;) {
+          if (label[k] == ' ' && ++words > 4) {
+            cut = k;
+            break;
+          }
+        }
+        if (cut < label.size())
+          label.remove_prefix(cut + 1);
+      }
+    }
     // A label starts with a letter or '#' and is short.
     if (!label.empty() && !is_alpha(label.front()) && label.front() != '#' &&
         label.front() != '(') {
@@ -241,15 +260,14 @@ std::size_t LogFieldScanner::scan(std::string_view text, FactBuilder& out) {
       }
       i = j < text.size() ? j + 1 : text.size();
       value = parse_python_literal(text.substr(vstart, i - vstart));
-    } else if (is_digit(v0) || ((v0 == '-' || v0 == '.') && i + 1 < text.size() &&
-                                is_digit(text[i + 1]))) {
+    } else if (is_digit(v0) ||
+               ((v0 == '-' || v0 == '.') && i + 1 < text.size() && is_digit(text[i + 1]))) {
       std::size_t j = i + 1;
-      while (j < text.size() && (is_digit(text[j]) || text[j] == '.' ||
-                                 ((text[j] == 'e' || text[j] == 'E') && j + 1 < text.size() &&
-                                  (is_digit(text[j + 1]) || text[j + 1] == '-' ||
-                                   text[j + 1] == '+')) ||
-                                 ((text[j] == '-' || text[j] == '+') &&
-                                  (text[j - 1] == 'e' || text[j - 1] == 'E'))))
+      while (j < text.size() &&
+             (is_digit(text[j]) || text[j] == '.' ||
+              ((text[j] == 'e' || text[j] == 'E') && j + 1 < text.size() &&
+               (is_digit(text[j + 1]) || text[j + 1] == '-' || text[j + 1] == '+')) ||
+              ((text[j] == '-' || text[j] == '+') && (text[j - 1] == 'e' || text[j - 1] == 'E'))))
         ++j;
       std::string_view num = text.substr(i, j - i);
       if (num.size() > 1 && num.back() == '.')  // "7.23 s." reads "7.23", never "7."

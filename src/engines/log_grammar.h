@@ -38,9 +38,9 @@ struct Field {
 };
 
 struct Fact {
-  std::string kind;          // stable snake_case: "load_weight_end", "decode_batch", ...
-  std::uint64_t line = 0;    // 1-based line number in the input
-  std::string timestamp;     // as printed, "2025-03-08 12:29:21" (".123" kept); "" if none
+  std::string kind;        // stable snake_case: "load_weight_end", "decode_batch", ...
+  std::uint64_t line = 0;  // 1-based line number in the input
+  std::string timestamp;   // as printed, "2025-03-08 12:29:21" (".123" kept); "" if none
   RankTags rank;
   std::vector<Field> fields;  // in the order the line states them
   std::string raw;            // the cleaned line (no ANSI codes or CR; valid UTF-8)
@@ -82,15 +82,15 @@ struct VersionEvidence {
   std::uint64_t line = 0;   // where it was seen (0 for an absence over the whole log)
   std::string from_date;    // first date the observation is possible, "" = unbounded
   std::string until_date;   // last date, "" = unbounded
-  std::string rule;         // the change behind the bound: "cuda_graph_config replaced ... (#23906)"
-  int weight = 2;           // 3 run date, 2 line formats and field names, 1 printed version
+  std::string rule;  // the change behind the bound: "cuda_graph_config replaced ... (#23906)"
+  int weight = 2;    // 3 run date, 2 line formats and field names, 1 printed version
   bool conflicting = false;  // contradicted by heavier evidence; left out of the range
 };
 
 /// The range of main-branch dates a log can come from.
 struct VersionInference {
-  std::string from_date;   // "" = no lower bound found
-  std::string until_date;  // "" = no upper bound found
+  std::string from_date;        // "" = no lower bound found
+  std::string until_date;       // "" = no upper bound found
   std::string printed_version;  // a version string the log prints ("0.5.6.post2"), if any
   std::vector<VersionEvidence> evidence;
   bool consistent = true;  // false when some evidence contradicts the rest (see conflicting)
@@ -98,6 +98,28 @@ struct VersionInference {
   bool known() const { return !from_date.empty() || !until_date.empty(); }
   /// "2025-03-04 … 2025-03-08", "≥ 2026-07-13", "unknown".
   std::string range_text() const;
+};
+
+/// What a log says about its server, for people and for `check`: engine-neutral, filled by
+/// the engine's grammar from its facts (values as printed; the line says where).
+struct LogSummary {
+  struct Item {
+    std::string name;   // "free before load", "max_running_requests", ...
+    std::string value;  // as a person reads it: "21.63 GB", "46,611 tokens"
+    std::uint64_t line = 0;
+    std::string kind;  // the fact kind it comes from
+  };
+  std::string model;        // the model path or name the log prints, "" if none
+  std::string model_class;  // the architecture class ("Qwen2ForCausalLM"), "" if none
+  std::string gpu;          // the GPU name, when the log prints one
+  int tp = 0;               // parallel sizes, 0 when the log does not say
+  int dp = 0;
+  int pp = 0;
+  int ep = 0;
+  std::string rank;            // the rank whose values are shown ("TP0", "" untagged)
+  std::vector<Item> capacity;  // the startup figures, in startup order
+  std::vector<Item> problems;  // capacity warnings, startup failures, runtime errors
+  std::vector<Item> notes;     // settings the engine adjusted
 };
 
 /// An engine's log grammar. One instance reads one log: it may keep state across lines (a
@@ -117,6 +139,8 @@ class LogGrammar {
   virtual bool identifies_engine(const Fact& fact) const = 0;
   /// The main-branch date range the facts imply, with the evidence.
   virtual VersionInference infer_version(const std::vector<Fact>& facts) const = 0;
+  /// The summary of the facts (facts in line order; the primary rank's where ranks differ).
+  virtual LogSummary summarize(const std::vector<Fact>& facts) const = 0;
 };
 
 }  // namespace servescope

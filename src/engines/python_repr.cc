@@ -119,7 +119,7 @@ class ReprParser {
 
   Value parse_top_literal() {
     skip_space();
-    Value v = parse_value("", kMaxDepth);  // no flattening
+    Value v = parse_value("", 0);  // an empty prefix: nothing is flattened
     return v;
   }
 
@@ -205,8 +205,8 @@ class ReprParser {
       return Value(std::string("..."));
     }
     if (is_digit(c) || c == '-' || c == '+' || c == '.') {
-      while (!at_end() && (is_ident_char(s_[i_]) || s_[i_] == '.' || s_[i_] == '-' ||
-                           s_[i_] == '+'))
+      while (!at_end() &&
+             (is_ident_char(s_[i_]) || s_[i_] == '.' || s_[i_] == '-' || s_[i_] == '+'))
         ++i_;
       std::string_view t = s_.substr(start, i_ - start);
       if (t == "-inf")
@@ -288,7 +288,7 @@ class ReprParser {
           std::size_t k = 0;
           for (; k < n && !at_end(); ++k, ++i_) {
             const char h = s_[i_];
-            int d = is_digit(h) ? h - '0'
+            int d = is_digit(h)              ? h - '0'
                     : (h >= 'a' && h <= 'f') ? h - 'a' + 10
                     : (h >= 'A' && h <= 'F') ? h - 'A' + 10
                                              : -1;
@@ -332,7 +332,7 @@ class ReprParser {
       }
       const std::size_t before = i_;
       Value v = parse_value(std::string(), depth + 1);  // list items are not flattened
-      if (i_ == before) {  // a stray closing bracket of another kind
+      if (i_ == before) {                               // a stray closing bracket of another kind
         call_.malformed = true;
         ++i_;
         all_ints = false;

@@ -20,8 +20,8 @@ struct PythonCall {
   /// or of a dict with string keys follow their parent, flattened with dots:
   /// `cuda_graph_config.decode.max_bs`.
   std::vector<Field> fields;
-  bool elided = false;    // "[...]" or "..." stood for omitted fields
-  bool complete = false;  // the closing parenthesis was reached (false: the text was cut)
+  bool elided = false;     // "[...]" or "..." stood for omitted fields
+  bool complete = false;   // the closing parenthesis was reached (false: the text was cut)
   bool malformed = false;  // some part could not be read and was skipped
 };
 

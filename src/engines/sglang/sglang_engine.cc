@@ -2,6 +2,7 @@
 
 #include "core/text.h"
 #include "engines/sglang/sglang_command.h"
+#include "engines/sglang/sglang_log_grammar.h"
 #include "engines/sglang/sglang_planner.h"
 #include "engines/sglang/sglang_rules.h"
 #include "engines/sglang/sglang_twin_profile.h"
@@ -65,6 +66,10 @@ std::vector<std::string> SglangEngine::output_names() const {
 
 const TwinProfile* SglangEngine::twin_profile() const {
   return &sglang_twin_profile();
+}
+
+std::unique_ptr<LogGrammar> SglangEngine::log_grammar() const {
+  return std::make_unique<SglangLogGrammar>();
 }
 
 }  // namespace servescope::sglang

@@ -15,6 +15,7 @@ class SglangEngine final : public Engine {
   int gpus_needed(const LaunchCommand& command) const override;
   Result<Plan> plan(const Scenario& scenario) const override;
   std::vector<std::string> output_names() const override;
+  std::unique_ptr<LogGrammar> log_grammar() const override;
   const TwinProfile* twin_profile() const override;
 };
 
