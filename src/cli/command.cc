@@ -8,6 +8,9 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"plan", "predict what the engine decides at startup, every number with its derivation", run_plan},
       {"explain", "show the derivation tree of an output down to its inputs", run_explain},
+      {"lint", "criticise a launch command for this GPU, model and engine version", run_lint},
+      {"diff", "attribute every output that differs between two scenarios to its causes", run_diff},
+      {"why", "search the changes that reproduce an observed value, and plan the experiments", run_why},
       {"logs", "read a server log: capacity facts, engine version, batch timeline", run_logs},
       {"gpus", "list the GPU catalog", run_gpus},
       {"models", "list the bundled model configs", run_models},

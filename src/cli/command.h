@@ -30,6 +30,9 @@ ExitStatus usage_error(std::string_view message);
 
 ExitStatus run_plan(const CommandArgs& args);
 ExitStatus run_explain(const CommandArgs& args);
+ExitStatus run_lint(const CommandArgs& args);
+ExitStatus run_diff(const CommandArgs& args);
+ExitStatus run_why(const CommandArgs& args);
 ExitStatus run_logs(const CommandArgs& args);
 ExitStatus run_gpus(const CommandArgs& args);
 ExitStatus run_models(const CommandArgs& args);

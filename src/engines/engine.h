@@ -11,8 +11,24 @@
 #include "engines/log_grammar.h"
 #include "engines/plan.h"
 #include "engines/scenario.h"
+#include "engines/scenario_change.h"
 
 namespace servescope {
+
+/// What a flag does, for `diff`'s verdict on a change that moves no output.
+struct FlagEffect {
+  std::string leaf_id;         // the derivation leaf that holds the flag ("" if no rule reads it)
+  std::string runtime_effect;  // what it does outside sizing, one sentence ("" if unknown)
+};
+
+/// A numeric input `why` can solve for: the value that reproduces an observation.
+struct NumericInput {
+  std::string subject;  // canonical flag
+  std::string spelled;  // how to type it
+  double lo = 0;
+  double hi = 0;
+  bool integer = false;
+};
 
 class Engine {
  public:
@@ -34,6 +50,17 @@ class Engine {
   virtual Result<Plan> plan(const Scenario& scenario) const = 0;
   /// Capacity outputs this engine's plans carry, for `explain` and `why` validation.
   virtual std::vector<std::string> output_names() const = 0;
+
+  /// Findings about a command beyond the plan's own: flags this GPU or version lacks, flags
+  /// that do nothing for this model, values the engine overrides, contradictions (`lint`).
+  virtual std::vector<Finding> lint(const Scenario& /*scenario*/, const Plan& /*plan*/) const { return {}; }
+  /// The derivation leaf of a flag and its runtime effect (`diff`'s "cleared" reasons).
+  virtual FlagEffect flag_effect(const std::string& /*canonical*/) const { return {}; }
+  /// Plausible single changes to a scenario — each modelled flag over its meaningful values,
+  /// each dated rule variant — for `why`'s hypothesis search.
+  virtual std::vector<ScenarioChange> candidate_changes(const Scenario& /*scenario*/) const { return {}; }
+  /// Numeric flags `why` solves for (a fraction, a pool size, a request limit).
+  virtual std::vector<NumericInput> numeric_inputs(const Scenario& /*scenario*/) const { return {}; }
   /// A fresh grammar for reading one of this engine's logs (engines/log_grammar.h), or
   /// nullptr while the engine has none.
   virtual std::unique_ptr<LogGrammar> log_grammar() const { return nullptr; }

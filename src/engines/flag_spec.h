@@ -27,6 +27,7 @@ struct FlagSpec {
   std::optional<std::string> const_value;  // store-const flags write this to `field`
   std::string deprecated_for;              // "--cuda-graph-backend-prefill disabled"
   std::string meaning;                     // one sentence
+  std::string runtime_effect;              // for flags that size nothing: what they do at run time
 };
 
 /// One flag of an engine's full command-line surface (every flag, modelled or not), used

@@ -3,6 +3,9 @@
 #include "core/text.h"
 #include "engines/sglang/sglang_command.h"
 #include "engines/sglang/sglang_log_grammar.h"
+#include "engines/sglang/sglang_flags.h"
+#include "engines/sglang/sglang_lint.h"
+#include "engines/sglang/sglang_hypotheses.h"
 #include "engines/sglang/sglang_planner.h"
 #include "engines/sglang/sglang_rules.h"
 #include "engines/sglang/sglang_twin_profile.h"
@@ -41,6 +44,18 @@ int SglangEngine::gpus_needed(const LaunchCommand& command) const {
   return std::max(1, world / std::max(1, nnodes));
 }
 
+std::vector<Finding> SglangEngine::lint(const Scenario& scenario, const Plan& plan) const {
+  return lint_sglang(scenario, plan);
+}
+
+std::vector<ScenarioChange> SglangEngine::candidate_changes(const Scenario& scenario) const {
+  return sglang_candidate_changes(scenario);
+}
+
+std::vector<NumericInput> SglangEngine::numeric_inputs(const Scenario& scenario) const {
+  return sglang_numeric_inputs(scenario);
+}
+
 Result<Plan> SglangEngine::plan(const Scenario& scenario) const {
   // Re-parse for the notes (ambiguous or removed flags): the scenario keeps only the command.
   auto parsed = parse_sglang_command(scenario.command.words);
@@ -48,6 +63,14 @@ Result<Plan> SglangEngine::plan(const Scenario& scenario) const {
   if (parsed)
     notes = parsed->notes;
   return plan_sglang(scenario, notes);
+}
+
+FlagEffect SglangEngine::flag_effect(const std::string& canonical) const {
+  const FlagSpec* spec = find_capacity_flag(canonical);
+  if (spec == nullptr) {
+    return {"", "not modelled: servescope knows no sizing effect of it (it is kept and reported, not dropped)"};
+  }
+  return {"arg." + spec->field, spec->runtime_effect};
 }
 
 std::vector<std::string> SglangEngine::output_names() const {

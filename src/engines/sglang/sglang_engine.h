@@ -15,8 +15,12 @@ class SglangEngine final : public Engine {
   int gpus_needed(const LaunchCommand& command) const override;
   Result<Plan> plan(const Scenario& scenario) const override;
   std::vector<std::string> output_names() const override;
-  std::unique_ptr<LogGrammar> log_grammar() const override;
+  std::vector<Finding> lint(const Scenario& scenario, const Plan& plan) const override;
+  FlagEffect flag_effect(const std::string& canonical) const override;
+  std::vector<ScenarioChange> candidate_changes(const Scenario& scenario) const override;
+  std::vector<NumericInput> numeric_inputs(const Scenario& scenario) const override;
   const TwinProfile* twin_profile() const override;
+  std::unique_ptr<LogGrammar> log_grammar() const override;
 };
 
 }  // namespace servescope::sglang
