@@ -217,10 +217,18 @@ void check_sweep_run(const json& run, Score& score) {
     }
   }
   if (run.value("pp", 1) > 1) {
+    // Stage 0's KV memory still bounds the blocks from above: check that much.
+    VllmRun upper = base;
+    upper.kv_memory = *num(o, "available_kv_cache_gib") + kRounding;
+    auto p = try_vllm_plan(upper);
+    const double bound = p ? p->graph.value("num_gpu_blocks").as_number() : -1;
+    const double logged = num(o, "num_gpu_blocks").value_or(0);
+    EXPECT_GE(bound, logged) << id << ": stage 0's memory must bound the blocks from above";
     score.gaps.push_back(fmt::format(
         "{}: pipeline parallel {} — num_blocks is the minimum over stages, but the log's memory "
-        "figures (W, A, N, KV) are stage 0's; the last stage holds the sampler and has less",
-        id, run.value("pp", 1)));
+        "figures (W, A, N, KV) are stage 0's; the last stage holds the sampler and has less "
+        "(stage 0 bounds it: {} ≥ logged {})",
+        id, run.value("pp", 1), bound, logged));
     return;
   }
   ++score.checkable;
