@@ -135,7 +135,7 @@ void resolve_memory_profile(PlanContext& ctx) {
        g.find("device_total_memory_gib")->origin == Origin::kCalibration
            ? "log"
            : (g.find("device_total_memory_gib")->origin == Origin::kEstimate ? "estimate"
-                                                                             : "rule")});
+                                                                             : "catalog")});
   plan.memory.push_back({"requested R = ceil(T·U)", requested_bytes / kGiB, "rule"});
 
   double free_at_start = 0;
@@ -309,8 +309,7 @@ void resolve_memory_profile(PlanContext& ctx) {
     if (cal.cuda_graph_gib) {
       graph_estimate = *cal.cuda_graph_gib;
       g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kCalibration,
-              cal_source("--cuda-graph-memory"),
-              "G: 'Estimated CUDA graph memory: G GiB total'.");
+              cal_source("--cuda-graph-memory"), "G: 'Estimated CUDA graph memory: G GiB total'.");
     } else if (applied) {
       graph_estimate = kCudaGraphGib;
       g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kEstimate,
@@ -336,7 +335,8 @@ void resolve_memory_profile(PlanContext& ctx) {
   if (cal.kv_memory_gib) {
     const double predicted_gib = available_bytes / kGiB;
     g.input("available_kv_cache_memory_gib", *cal.kv_memory_gib, "GiB", Origin::kCalibration,
-            cal_source("--kv-memory"), "The log's 'Available KV cache memory' (replaces R − W − A − N − G).");
+            cal_source("--kv-memory"),
+            "The log's 'Available KV cache memory' (replaces R − W − A − N − G).");
     g.add({"available_kv_cache_memory_bytes",
            *cal.kv_memory_gib * kGiB,
            "bytes",
