@@ -201,7 +201,18 @@ void resolve_memory_profile(PlanContext& ctx) {
   } else {
     WeightLayout layout;
     layout.tp = static_cast<int>(a.tp);
-    const WeightEstimate w = estimate_weights(m, layout);
+    // The weights as loaded: in the runtime dtype, and FP8 when --quantization fp8 quantizes
+    // a 16-bit checkpoint online.
+    ModelShape loaded = m;
+    loaded.dtype = ctx.graph().value("model_dtype").as_string();
+    const auto online = ctx.in.optional_text("quantization");
+    if (online && online->find("fp8") != std::string::npos &&
+        m.quant.method == QuantMethod::kNone) {
+      loaded.quant.method = QuantMethod::kFp8;
+      loaded.quant.name = "fp8 (online)";
+      loaded.quant.weight_bits = 8;
+    }
+    const WeightEstimate w = estimate_weights(loaded, layout);
     weights = (w.bytes_per_gpu + (a.spec_method == "mtp" ? w.draft_bytes_per_gpu : 0)) / kGiB;
     weights /= static_cast<double>(a.pp);
     g.input("weights_gib", weights, "GiB", Origin::kEstimate,
