@@ -22,3 +22,17 @@ section "2. The same without speculative decoding"
 
 section "3. Why 48? servescope explain max_running_requests --depth 2 (MTP)"
 "$bin" explain max_running_requests --depth 2 "${scenario[@]}" -- "${mtp[@]}"
+
+both=("${mtp[@]}" --enable-fused-moe-sum-all-reduce --enable-flashinfer-allreduce-fusion)
+
+section "4. The two flags the engineer enabled: servescope lint"
+"$bin" lint "${scenario[@]}" -- "${both[@]}" || true  # exit 1: an error-level finding (by design)
+
+section "5. Did either flag move capacity? servescope diff (baseline MTP vs both flags)"
+"$bin" diff "${scenario[@]}" --a "${mtp[*]}" --b "${both[*]}"
+
+section "6. The same diff on a May 2026 build (there the fusion only warns)"
+"$bin" diff "${scenario[@]}" --engine sglang@2026-05-01 --a "${mtp[*]}" --b "${both[*]}"
+
+section "7. What could make 48 read 26? servescope why max_running_requests=26 --expected 48"
+"$bin" why max_running_requests=26 --expected 48 --limit 6 "${scenario[@]}" -- "${mtp[@]}"

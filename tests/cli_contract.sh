@@ -45,6 +45,16 @@ expect_usage_error "unknown output" "no such output" -- explain max_frobs --gpu 
 expect_usage_error "unknown version" "unknown version" -- plan --engine sglang@9.9.9 --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "calibration above the card" "--free-before-load 200" -- plan --gpu h100-sxm --free-before-load 200 --free-after-load 60 -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B
 
+expect_usage_error "why without =" "expected OUTPUT=VALUE" -- why max_running_requests --gpu rtx-pro-6000 -- "${seed[@]}"
+expect_usage_error "why non-number" "'many' is not a number" -- why max_running_requests=many --gpu rtx-pro-6000 -- "${seed[@]}"
+expect_usage_error "why unknown output" "no such output; outputs:" -- why max_frobs=3 --gpu rtx-pro-6000 -- "${seed[@]}"
+expect_usage_error "diff without commands" "give --a" -- diff --gpu rtx-pro-6000
+
+# lint exits 1 on an error-level finding (the fusion on SM120 fails startup at 2026-07-20).
+"$bin" lint --gpu rtx-pro-6000 -- "${seed[@]}" --enable-flashinfer-allreduce-fusion >/dev/null 2>&1
+[ $? -eq 1 ] || fail "lint did not exit 1 on an error-level finding"
+"$bin" lint --gpu rtx-pro-6000 -- "${seed[@]}" >/dev/null 2>&1 || fail "lint exited non-zero without errors"
+
 # Success paths: exit 0 and parseable JSON carrying the DESIGN.md fields.
 "$bin" plan --json --gpu rtx-pro-6000 --free-before-load 94.6 --free-after-load 64.6 -- "${seed[@]}" >"$tmp/plan.json" 2>"$tmp/err" \
   || fail "plan --json exited $?: $(cat "$tmp/err")"

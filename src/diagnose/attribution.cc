@@ -69,6 +69,8 @@ AttributionResult attribute(Counterfactuals& cf, const Engine& engine, const std
   // whether the server starts is cleared for capacity and says so.
   std::vector<bool> moves_capacity(n, false);
   std::vector<bool> moves_startup(n, false);
+  std::vector<bool> moves_setting(n, false);
+  const std::vector<std::string> capacity = engine.output_names();
 
   for (const std::string& out : outputs) {
     const Value va = output_value(plan_a, out);
@@ -76,7 +78,8 @@ AttributionResult attribute(Counterfactuals& cf, const Engine& engine, const std
     // Singles and removals are computed for every output, so a change that moves nothing at
     // all can be cleared.
     std::vector<std::size_t> movers, needed;
-    std::vector<bool>& moved = out == "starts" ? moves_startup : moves_capacity;
+    const bool is_capacity = std::find(capacity.begin(), capacity.end(), out) != capacity.end();
+    std::vector<bool>& moved = out == "starts" ? moves_startup : is_capacity ? moves_capacity : moves_setting;
     for (std::size_t i = 0; i < n; ++i) {
       if (!(output_value(cf.plan({i}), out) == va)) {
         movers.push_back(i);

@@ -8,7 +8,9 @@ Result<DiffResult> diff_scenarios(const Engine& engine, const Scenario& a, const
   out.inputs = cf.changes();
   out.a = cf.baseline();
   out.b = cf.all();
-  out.attribution = attribute(cf, engine, engine.output_names());
+  std::vector<std::string> outputs = engine.output_names();
+  for (const std::string& s : engine.setting_names()) outputs.push_back(s);
+  out.attribution = attribute(cf, engine, outputs);
   return out;
 }
 

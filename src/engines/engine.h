@@ -50,6 +50,9 @@ class Engine {
   virtual Result<Plan> plan(const Scenario& scenario) const = 0;
   /// Capacity outputs this engine's plans carry, for `explain` and `why` validation.
   virtual std::vector<std::string> output_names() const = 0;
+  /// Resolved settings worth comparing between scenarios (backends chosen, features the
+  /// engine turned on or off): derivation node ids. Default: none.
+  virtual std::vector<std::string> setting_names() const { return {}; }
 
   /// Findings about a command beyond the plan's own: flags this GPU or version lacks, flags
   /// that do nothing for this model, values the engine overrides, contradictions (`lint`).

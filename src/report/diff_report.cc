@@ -39,6 +39,16 @@ std::string render_diff_text(const DiffResult& d) {
     }
     out += render_columns(rows, "");
   }
+  // The capacity outputs that did not move, stated, since "unchanged" is often the answer.
+  std::vector<std::string> same;
+  for (const std::string& o : {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size"}) {
+    const Node* na = d.a.graph.find(o);
+    const Node* nb = d.b.graph.find(o);
+    if (na != nullptr && nb != nullptr && na->value == nb->value) {
+      same.push_back(fmt::format("{} {}", o, format_value(na->value, "")));
+    }
+  }
+  if (!same.empty()) out += fmt::format("unchanged: {}\n", fmt::join(same, ", "));
   if (!d.attribution.cleared.empty()) {
     out += "\nCleared (moves no capacity output)\n";
     std::vector<std::vector<std::string>> rows;

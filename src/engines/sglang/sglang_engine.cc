@@ -65,6 +65,12 @@ Result<Plan> SglangEngine::plan(const Scenario& scenario) const {
   return plan_sglang(scenario, notes);
 }
 
+std::vector<std::string> SglangEngine::setting_names() const {
+  return {"attention_backend.resolved", "flashinfer_allreduce_fusion_backend.resolved",
+          "cuda_graph_backend_prefill.resolved", "mamba_radix_cache_strategy.resolved", "page_size.resolved",
+          "kv_cache_dtype.resolved", "speculative_num_draft_tokens.resolved"};
+}
+
 FlagEffect SglangEngine::flag_effect(const std::string& canonical) const {
   const FlagSpec* spec = find_capacity_flag(canonical);
   if (spec == nullptr) {

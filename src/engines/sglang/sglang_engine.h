@@ -15,6 +15,7 @@ class SglangEngine final : public Engine {
   int gpus_needed(const LaunchCommand& command) const override;
   Result<Plan> plan(const Scenario& scenario) const override;
   std::vector<std::string> output_names() const override;
+  std::vector<std::string> setting_names() const override;
   std::vector<Finding> lint(const Scenario& scenario, const Plan& plan) const override;
   FlagEffect flag_effect(const std::string& canonical) const override;
   std::vector<ScenarioChange> candidate_changes(const Scenario& scenario) const override;
