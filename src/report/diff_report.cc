@@ -41,7 +41,7 @@ std::string render_diff_text(const DiffResult& d) {
   }
   // The capacity outputs that did not move, stated, since "unchanged" is often the answer.
   std::vector<std::string> same;
-  for (const std::string& o : {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size"}) {
+  for (const char* o : {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size"}) {
     const Node* na = d.a.graph.find(o);
     const Node* nb = d.b.graph.find(o);
     if (na != nullptr && nb != nullptr && na->value == nb->value) {
