@@ -38,7 +38,7 @@ std::string json_text(const std::optional<nlohmann::json>& j) {
     return {};
   if (j->is_string())
     return to_upper(j->get<std::string>());
-  return j->dump();
+  return j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // V7.3 VllmConfig._set_cudagraph_sizes.

@@ -29,7 +29,7 @@ json dotted_value(std::string path, const std::string& text) {
   } else {
     try {
       value = json::parse(text);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {  // parse errors and out-of-range numbers
       value = text;
     }
   }
@@ -68,14 +68,14 @@ Value json_to_value(const json& j) {
     IntList out;
     for (const json& e : j) {
       if (!e.is_number_integer())
-        return j.dump();
+        return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       out.push_back(e.get<std::int64_t>());
     }
     return out;
   }
   if (j.is_null())
     return Value();
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 const FlagSetting* VllmArgs::setting_for(std::string_view field) const {
@@ -208,6 +208,8 @@ Result<json> VllmArgs::json_flag(std::string_view field) const {
         whole = json::parse(f.value());
       } catch (const json::parse_error& e) {
         return fail(fmt::format("{} {}: not valid JSON at byte {}", f.spelled, f.value(), e.byte));
+      } catch (const json::exception&) {
+        return fail(fmt::format("{} {}: a JSON number is out of range", f.spelled, f.value()));
       }
       if (!whole.is_object()) {
         return fail(fmt::format("{} {}: expected a JSON object such as '{{\"key\": value}}'",

@@ -153,6 +153,8 @@ Status validate_value(const FlagSpec& spec, const FlagSetting& f, bool dotted) {
     } catch (const nlohmann::json::parse_error& e) {
       return fail(fmt::format("{} {}: not valid JSON at byte {} (quote it: {} '{{\"key\": ...}}')",
                               spelled, f.values.front(), e.byte, spelled));
+    } catch (const nlohmann::json::exception&) {
+      return fail(fmt::format("{} {}: a JSON number is out of range", spelled, f.values.front()));
     }
     return ok_status();
   }
