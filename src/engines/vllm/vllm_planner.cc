@@ -100,6 +100,12 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
   if (!scenario.hardware.gpu_note.empty()) {
     ctx.finding(Severity::kInfo, "gpu-name-ambiguous", {}, scenario.hardware.gpu_note, "", "");
   }
+  if (scenario.calibration.free_after_load_gib) {
+    ctx.finding(Severity::kInfo, "calibration-unused", {"--free-after-load"},
+                "vLLM logs no free memory after the weight load; give the weights it measured "
+                "('Model loading took X GiB') with --weights instead",
+                "V2.6", "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.load_model");
+  }
   if (Status st = check_json_flags(inputs); !st)
     return st.error();
   report_flags(ctx, notes);
