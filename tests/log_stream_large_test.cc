@@ -124,12 +124,13 @@ TEST(LogStreamLarge, OneGigabyteLogIsReadInConstantMemory) {
   EXPECT_EQ(r->counts().unknown, 0u);
   EXPECT_EQ(r->counts().unknown_capacity, 0u);
   ASSERT_NE(r->timeline(), nullptr);
-  EXPECT_EQ(r->timeline()->peak_running().value, 299);
+  EXPECT_EQ(r->timeline()->peak_running().value, 298);  // TP0 prints the even steps
   EXPECT_EQ(r->timelines().size(), 2u);
   if (before < 0 || after < 0)
     GTEST_SKIP() << "no /proc/self/clear_refs: peak memory not measured";
   // Constant memory: the reader's buffers, the kept facts and the bounded timelines.
   EXPECT_LT(after - before, 64 * 1024) << "peak RSS grew by " << (after - before) << " KiB";
+  std::printf("[ info ] 1 GiB log: peak RSS grew by %ld KiB while reading it\n", after - before);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "engines/log_fields.h"
 
 #include <charconv>
+#include <cstring>
 
 #include "engines/python_repr.h"
 
@@ -19,8 +20,30 @@ bool is_label_char(char c) {
          c == ')' || c == '/' || c == '.';
 }
 
-// Units that may follow a number; longest first so "GiB" wins over "G".
-constexpr std::string_view kUnits[] = {"GiB", "MiB", "GB", "MB", "ms", "s", "%"};
+// The unit that follows a number at text[u] ("GiB", "MiB", "GB", "MB", "ms", "s", "%"), or
+// "" — a switch on the first byte: this runs for every number of every batch line.
+std::string_view unit_at(std::string_view text, std::size_t u) {
+  if (u >= text.size())
+    return {};
+  const std::string_view rest = text.substr(u);
+  auto word = [&](std::string_view w) {
+    return rest.substr(0, w.size()) == w ? w : std::string_view();
+  };
+  switch (rest[0]) {
+    case 'G':
+      return rest.size() > 1 && rest[1] == 'i' ? word("GiB") : word("GB");
+    case 'M':
+      return rest.size() > 1 && rest[1] == 'i' ? word("MiB") : word("MB");
+    case 'm':
+      return word("ms");
+    case 's':
+      return word("s");
+    case '%':
+      return word("%");
+    default:
+      return {};
+  }
+}
 
 std::string_view unit_suffix(std::string_view unit) {
   if (unit == "GB" || unit == "GiB")
@@ -106,9 +129,52 @@ Fact& FactBuilder::finish() {
   return fact_;
 }
 
+namespace {
+
+// "123" or "123.45" with at most 15 digits; a decimal is mantissa / 10^k. Both are exact doubles,
+// and IEEE division rounds correctly, so the result is the double nearest the decimal, as
+// from_chars gives.
+bool fast_decimal(std::string_view t, Value& out) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  std::size_t i = 0;
+  const bool negative = t[0] == '-';
+  if (negative)
+    i = 1;
+  std::int64_t mantissa = 0;
+  int digits = 0;
+  int decimals = -1;
+  for (; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c >= '0' && c <= '9') {
+      mantissa = mantissa * 10 + (c - '0');
+      ++digits;
+      if (decimals >= 0)
+        ++decimals;
+    } else if (c == '.' && decimals < 0) {
+      decimals = 0;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0 || digits > 15 || decimals == 0)
+    return false;
+  if (decimals < 0) {  // an integer
+    out = Value(negative ? -mantissa : mantissa);
+    return true;
+  }
+  const double v = static_cast<double>(mantissa) / kPow10[decimals];
+  out = Value(negative ? -v : v);
+  return true;
+}
+
+}  // namespace
+
 bool parse_log_number(std::string_view t, Value& out) {
   if (t.empty())
     return false;
+  if (fast_decimal(t, out))
+    return true;
   bool is_float = false;
   for (std::size_t i = 0; i < t.size(); ++i) {
     const char c = t[i];
@@ -170,19 +236,76 @@ std::string LogFieldScanner::field_name(std::string_view label, std::string_view
 }
 
 const std::string& LogFieldScanner::cached_name(std::string_view label, std::string_view unit) {
-  for (std::size_t i = 0; i < cache_used_; ++i) {
-    const Entry& e = cache_[i];
-    if (e.label == label && e.unit == unit)
-      return e.name;
-  }
-  Entry& e = cache_[cache_next_];
-  cache_next_ = (cache_next_ + 1) % cache_.size();
-  if (cache_used_ < cache_.size())
-    ++cache_used_;
+  // Direct-mapped on a hash of the label and unit: one comparison per pair read.
+  // The hash reads the first and last eight bytes (labels are short) and the length.
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  const std::size_t n = label.size();
+  std::memcpy(&a, label.data(), std::min<std::size_t>(n, 8));
+  if (n > 8)
+    std::memcpy(&b, label.data() + n - 8, 8);
+  std::uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ (n << 3) ^
+                    (unit.empty() ? 0 : static_cast<unsigned char>(unit[0]));
+  h ^= h >> 29;
+  Entry& e = cache_[(h * 0x9E3779B97F4A7C15ULL >> 57) % cache_.size()];
+  // Up to 16 bytes the two words are the whole label; longer labels compare in full.
+  if (!e.name.empty() && e.first8 == a && e.last8 == b && e.label.size() == n &&
+      (n <= 16 || e.label == label) && e.unit == unit)
+    return e.name;
+  e.first8 = a;
+  e.last8 = b;
   e.label.assign(label);
   e.unit.assign(unit);
   e.name = field_name(label, unit);
   return e.name;
+}
+
+std::size_t LogFieldScanner::scan_list(std::string_view text, FactBuilder& out) {
+  std::size_t count = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const void* comma = std::memchr(text.data() + pos, ',', text.size() - pos);
+    const std::size_t end =
+        comma == nullptr ? text.size()
+                         : static_cast<std::size_t>(static_cast<const char*>(comma) - text.data());
+    std::string_view item = text.substr(pos, end - pos);
+    pos = end + 1;
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    const std::size_t colon = item.find(": ");
+    if (colon == std::string_view::npos || colon == 0 || colon > 64 ||
+        item.find('[') != std::string_view::npos) {
+      // Not a plain "label: value" item: read this stretch with the general scanner.
+      count += scan(item, out);
+      continue;
+    }
+    const std::string_view label = item.substr(0, colon);
+    std::string_view v = item.substr(colon + 2);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '.'))
+      v.remove_suffix(1);
+    std::string_view unit;
+    if (!v.empty() && v.back() == '%') {
+      unit = "%";
+      v.remove_suffix(1);
+    } else if (const std::size_t sp = v.rfind(' ');
+               sp != std::string_view::npos && unit_at(v, sp + 1).size() == v.size() - sp - 1) {
+      unit = unit_at(v, sp + 1);
+      v = v.substr(0, sp);
+    }
+    Value& slot = out.add(cached_name(label, unit));
+    if (!parse_log_number(v, slot)) {
+      if (v == "True")
+        slot = Value(true);
+      else if (v == "False")
+        slot = Value(false);
+      else if (v == "None")
+        slot = Value();
+      else
+        slot = Value(std::string(v));
+    }
+    ++count;
+  }
+  return count;
 }
 
 std::size_t LogFieldScanner::scan(std::string_view text, FactBuilder& out) {
@@ -276,15 +399,12 @@ std::size_t LogFieldScanner::scan(std::string_view text, FactBuilder& out) {
       if (!parse_log_number(num, value))
         value = Value(std::string(num));
       // A unit right after the number, or after one space.
-      std::size_t u = i < text.size() && text[i] == ' ' ? i + 1 : i;
-      for (std::string_view candidate : kUnits) {
-        if (text.substr(u, candidate.size()) == candidate) {
-          const std::size_t after = u + candidate.size();
-          if (after >= text.size() || !(is_alpha(text[after]) || is_digit(text[after]))) {
-            unit = candidate;
-            i = after;
-          }
-          break;
+      const std::size_t u = i < text.size() && text[i] == ' ' ? i + 1 : i;
+      if (const std::string_view candidate = unit_at(text, u); !candidate.empty()) {
+        const std::size_t after = u + candidate.size();
+        if (after >= text.size() || !(is_alpha(text[after]) || is_digit(text[after]))) {
+          unit = candidate;
+          i = after;
         }
       }
     } else {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,10 @@ class LogFieldScanner {
   /// anything else → the word up to the next comma or space.
   std::size_t scan(std::string_view text, FactBuilder& out);
 
+  /// The fast path for comma-separated "label: value" lists (the periodic batch lines); an
+  /// item of another shape goes through scan(). Same names and values as scan().
+  std::size_t scan_list(std::string_view text, FactBuilder& out);
+
   /// ("avail mem", "GB") → "avail_mem_gb"; ("#running-req", "") → "running_req";
   /// ("gen throughput (token/s)", "") → "gen_throughput_tok_per_s"; ("Time elapsed", "s") →
   /// "elapsed_s".
@@ -52,14 +57,13 @@ class LogFieldScanner {
   const std::string& cached_name(std::string_view label, std::string_view unit);
 
   struct Entry {
+    std::uint64_t first8 = 0;  // the label's first and last eight bytes
+    std::uint64_t last8 = 0;
     std::string label;
     std::string unit;
     std::string name;
   };
-  std::array<Entry, 32> cache_{};
-  std::size_t cache_used_ = 0;
-  std::size_t cache_next_ = 0;
-  std::string scratch_;
+  std::array<Entry, 128> cache_{};
 };
 
 /// A number as printed by an f-string: "46611" → int, "0.85" / "1e-05" → double.

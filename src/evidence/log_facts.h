@@ -7,6 +7,7 @@
 // reported as dropped, never silently).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -41,6 +42,11 @@ struct LineCounts {
 class LogFacts {
  public:
   explicit LogFacts(std::size_t keep_per_kind = 10000, std::size_t keep_batch_per_kind = 1000);
+  LogFacts(const LogFacts& other);
+  LogFacts(LogFacts&& other) noexcept;
+  LogFacts& operator=(const LogFacts& other);
+  LogFacts& operator=(LogFacts&& other) noexcept;
+  ~LogFacts() = default;
 
   /// Adds a fact (the reader calls this in line order).
   void add(const Fact& fact);
@@ -64,7 +70,7 @@ class LogFacts {
   /// How many facts of a kind the log had (kept or not).
   std::uint64_t count(std::string_view kind) const;
   /// How many facts of each kind the log had (kept or not).
-  const std::map<std::string, std::uint64_t, std::less<>>& counts_by_kind() const { return seen_; }
+  const std::map<std::string, std::uint64_t, std::less<>>& counts_by_kind() const;
   /// Facts of each kind that were counted but not kept.
   const std::map<std::string, std::uint64_t, std::less<>>& dropped() const { return dropped_; }
   /// Rank labels in the order first seen ("" for untagged lines).
@@ -87,8 +93,16 @@ class LogFacts {
   LineCounts& mutable_counts() { return counts_; }
 
  private:
+  struct KindSlot {
+    std::string kind;
+    std::uint64_t seen = 0;
+    std::vector<std::size_t> indexes;  // into facts_, the kept facts of this kind
+  };
   static bool is_batch(std::string_view kind);
   const Fact* pick(std::string_view kind, bool last) const;
+  KindSlot& slot(const std::string& kind);
+  void copy_data(const LogFacts& other);
+  void clear_caches();
 
   std::size_t keep_per_kind_;
   std::size_t keep_batch_per_kind_;
@@ -97,8 +111,11 @@ class LogFacts {
   LogSummary summary_;
   LineCounts counts_;
   std::vector<Fact> facts_;
-  std::map<std::string, std::vector<std::size_t>, std::less<>> by_kind_;
-  std::map<std::string, std::uint64_t, std::less<>> seen_;
+  std::map<std::string, KindSlot, std::less<>> slots_;
+  std::array<KindSlot*, 4> recent_{};
+  std::size_t recent_next_ = 0;
+  const std::string* last_rank_ = nullptr;
+  mutable std::map<std::string, std::uint64_t, std::less<>> seen_;  // counts_by_kind()
   std::map<std::string, std::uint64_t, std::less<>> dropped_;
   std::vector<std::string> ranks_;
   std::vector<Timeline> timelines_;

@@ -56,7 +56,7 @@ class Collector final : public FactSink {
   Collector(LogFacts& facts, FactSink* sink) : facts_(facts), sink_(sink) {}
   void on_fact(const Fact& fact) override {
     ++facts_.mutable_counts().facts;
-    if (grammar_ != nullptr && grammar_->identifies_engine(fact))
+    if (identifying_ == 0 && grammar_ != nullptr && grammar_->identifies_engine(fact))
       ++identifying_;
     if (sink_ != nullptr)
       sink_->on_fact(fact);
@@ -261,8 +261,21 @@ void clean_log_line(std::string_view line, std::string& scratch, CleanedLine& ou
   out.invalid_utf8 = false;
   const auto* p = reinterpret_cast<const unsigned char*>(line.data());
   const std::size_t n = line.size();
+  // Fast path: printable ASCII, 8 bytes at a time (a byte below 0x20 or above 0x7E, or a
+  // tab, sends the word to the byte loop).
   bool simple = true;
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i0 = 0;
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  for (; i0 + 8 <= n; i0 += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i0, 8);
+    const std::uint64_t below = (w - kOnes * 0x20) & ~w & kHigh;  // some byte < 0x20
+    const std::uint64_t above = (w + kOnes * 0x01) & kHigh;       // some byte ≥ 0x7F
+    if ((below | above | (w & kHigh)) != 0)
+      break;
+  }
+  for (std::size_t i = i0; i < n; ++i) {
     const unsigned char c = p[i];
     if (c < 0x20 ? c != '\t' : c >= 0x7F) {
       simple = false;

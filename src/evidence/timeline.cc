@@ -91,7 +91,12 @@ void Timeline::add(const Fact& f) {
   p.samples = 1;
   p.decode_samples = decode ? 1 : 0;
   if (!f.timestamp.empty()) {
-    const double t = timestamp_seconds(f.timestamp);
+    // Batch lines come many to the second: convert each printed time once.
+    if (f.timestamp != last_timestamp_) {
+      last_timestamp_ = f.timestamp;
+      last_timestamp_s_ = timestamp_seconds(f.timestamp);
+    }
+    const double t = last_timestamp_s_;
     if (t >= 0) {
       if (first_time_s_ < 0)
         first_time_s_ = t;
@@ -100,20 +105,40 @@ void Timeline::add(const Fact& f) {
       p.offset_s = t - first_time_s_;
     }
   }
-  if (auto v = f.integer("running_req"))
-    p.running_req = *v;
-  if (auto v = f.integer("queue_req"))
-    p.queue_req = *v;
-  if (auto v = f.number("token_usage"))
-    p.token_usage = *v;
-  else if (auto full = f.number("full_token_usage"))
-    p.token_usage = *full;
-  if (auto v = f.number("mamba_usage"))
-    p.mamba_usage = *v;
-  if (decode) {
-    if (auto v = f.number("gen_throughput_tok_per_s"))
-      p.gen_throughput_tok_per_s = *v;
+  // One pass over the fields (this runs for every batch line of the log).
+  double full_usage = -1;
+  for (const Field& field : f.fields) {
+    const std::string& n = field.name;
+    const Value& v = field.value;
+    if (!v.is_number())
+      continue;
+    switch (n.size()) {
+      case 9:
+        if (n == "queue_req" && v.is_int())
+          p.queue_req = v.as_int();
+        break;
+      case 11:
+        if (n == "running_req" && v.is_int())
+          p.running_req = v.as_int();
+        else if (n == "token_usage")
+          p.token_usage = v.as_number();
+        else if (n == "mamba_usage")
+          p.mamba_usage = v.as_number();
+        break;
+      case 16:
+        if (n == "full_token_usage")
+          full_usage = v.as_number();
+        break;
+      case 24:
+        if (decode && n == "gen_throughput_tok_per_s")
+          p.gen_throughput_tok_per_s = v.as_number();
+        break;
+      default:
+        break;
+    }
   }
+  if (p.token_usage < 0)
+    p.token_usage = full_usage;  // hybrid models print the full-attention usage
   ++samples_;
   if (decode)
     ++decode_samples_;

@@ -64,6 +64,8 @@ class Timeline {
   double throughput_sum_pending_ = 0;
   std::uint64_t samples_ = 0;
   std::uint64_t decode_samples_ = 0;
+  std::string last_timestamp_;
+  double last_timestamp_s_ = -1;
   double first_time_s_ = -1;
   double last_time_s_ = -1;
   TimelinePeak peak_running_;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "report/plan_json.h"
 
@@ -11,10 +12,27 @@ namespace {
 
 constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
 
+// Whether any of the 8 bytes of `w` needs escaping: below 0x20, '"' or '\\'.
+bool needs_escape(std::uint64_t w) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  const std::uint64_t below = (w - kOnes * 0x20) & ~w & kHigh;
+  return (below | has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\'))) != 0;
+}
+
 void append_string(std::string& out, std::string_view s) {
   out += '"';
   std::size_t start = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  std::size_t i = 0;
+  // Runs of bytes that need no escape, 8 at a time (most of a log line).
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (needs_escape(w))
+      break;
+  }
+  for (; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c != '"' && c != '\\')
       continue;
@@ -58,6 +76,24 @@ void append_double(std::string& out, double v) {
   if (!std::isfinite(v)) {
     out += "null";
     return;
+  }
+  // Engines print two decimals ("0.42", "3456.78"): when v is the double nearest such a
+  // decimal, that decimal (trailing zeros cut) is its shortest form; write it directly.
+  if (std::fabs(v) < 1e9) {
+    const double scaled = std::nearbyint(v * 100.0);
+    if (scaled / 100.0 == v) {
+      const auto cents = static_cast<std::int64_t>(scaled);
+      const std::int64_t whole = (cents < 0 ? -cents : cents) / 100;
+      const int frac = static_cast<int>((cents < 0 ? -cents : cents) % 100);
+      if (cents < 0)
+        out += '-';
+      append_int(out, whole);
+      out += '.';
+      out += static_cast<char>('0' + frac / 10);
+      if (frac % 10 != 0)
+        out += static_cast<char>('0' + frac % 10);
+      return;
+    }
   }
   char buf[32];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
@@ -143,8 +179,11 @@ void append_fact_json(std::string& out, const Fact& f) {
       out += ',';
     // A name printed twice on one line keeps both values: the second becomes name_2.
     int repeat = 1;
+    const std::string& name = f.fields[i].name;
     for (std::size_t j = 0; j < i; ++j) {
-      if (f.fields[j].name == f.fields[i].name)
+      const std::string& other = f.fields[j].name;
+      if (other.size() == name.size() && !name.empty() && other[0] == name[0] &&
+          other.back() == name.back() && other == name)
         ++repeat;
     }
     if (repeat == 1) {

@@ -142,6 +142,8 @@ struct Level {
 };
 
 Level strip_level(std::string_view m) {
+  if (m.empty() || (m[0] != 'D' && m[0] != 'I' && m[0] != 'W' && m[0] != 'E' && m[0] != 'C'))
+    return {{}, {}, m};
   static constexpr std::array<std::string_view, 6> kLevels = {"DEBUG", "INFO",     "WARNING",
                                                               "ERROR", "CRITICAL", "WARN"};
   for (std::string_view lv : kLevels) {
@@ -343,6 +345,11 @@ LineKind SglangLogGrammar::unprefixed(std::string_view line, FactSink& out) {
 }
 
 LineKind SglangLogGrammar::dispatch(std::string_view message, FactSink& out) {
+  // The periodic lines first: they are nearly all of a long log.
+  if (!message.empty() && message[0] == 'D' && starts_with(message, "Decode batch"))
+    return batch("decode_batch", after(message, "Decode batch"), out);
+  if (!message.empty() && message[0] == 'P' && starts_with(message, "Prefill batch"))
+    return batch("prefill_batch", after(message, "Prefill batch"), out);
   const Level lv = strip_level(message);
   std::string_view m = lv.message;
   while (!m.empty() && m.front() == ' ')
@@ -350,7 +357,6 @@ LineKind SglangLogGrammar::dispatch(std::string_view message, FactSink& out) {
   if (m.empty())
     return LineKind::kKnown;
 
-  // The periodic lines first: they are nearly all of a long log.
   if (m[0] == 'D' && starts_with(m, "Decode batch"))
     return batch("decode_batch", after(m, "Decode batch"), out);
   if (m[0] == 'P' && starts_with(m, "Prefill batch"))
@@ -600,7 +606,7 @@ LineKind SglangLogGrammar::batch(std::string_view kind, std::string_view rest, F
       rest.remove_prefix(close + 1);
     }
   }
-  scanner_.scan(skip_punct(rest), builder_);
+  scanner_.scan_list(skip_punct(rest), builder_);
   emit(out);
   return LineKind::kFact;
 }
