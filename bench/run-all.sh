@@ -6,3 +6,9 @@ echo "== plan (Google Benchmark, pinned to CPU 0)"
 taskset -c 0 "$build/servescope_bench" --benchmark_filter='Plan' --benchmark_min_time=0.5
 echo "== diff and why (Google Benchmark, pinned to CPU 0)"
 taskset -c 0 "$build/servescope_bench" --benchmark_filter='Diff|Why' --benchmark_min_time=0.5
+echo "== simulate: 100,000 requests (Google Benchmark, pinned to CPU 0)"
+taskset -c 0 "$build/servescope_bench" --benchmark_filter='Simulate'
+echo "== twin: SSE events/s and 5,000 concurrent streams (twin on CPU 0, Asio load client on CPU 1)"
+"$build/servescope_bench" --benchmark_filter='TwinSse'
+echo "== twin: non-streaming completions/s (twin on CPU 0, wrk on CPU 1)"
+"$(dirname "$0")/twin-wrk.sh" "$build"

@@ -1,0 +1,77 @@
+// `simulate` throughput: 100,000 requests through the scheduler model and the cost model
+// (issue 5's target: under 2 s). Two workloads: the founding case in a closed loop at
+// concurrency 64 (48 running, speculative decoding, 16 queued), and Llama-3.1-8B on one H100
+// in an open loop at 20 requests/s (hundreds running, KV-bound).
+#include <benchmark/benchmark.h>
+
+#include "core/text.h"
+#include "diagnose/scenario_builder.h"
+#include "twin/simulation.h"
+
+namespace servescope {
+namespace {
+
+struct Setup {
+  BuiltScenario built;
+  Plan plan;
+  ServingShape shape;
+  std::optional<CostModel> cost;
+};
+
+Setup setup(const std::string& gpu, std::optional<int> gpus, std::optional<double> before,
+            std::optional<double> after, const std::string& command) {
+  ScenarioOptions o;
+  o.gpu = gpu;
+  o.gpus = gpus;
+  o.free_before_load_gib = before;
+  o.free_after_load_gib = after;
+  o.command = *split_command_line(command);
+  Setup s;
+  s.built = std::move(*build_scenario(o));
+  s.plan = std::move(*s.built.engine->plan(s.built.scenario));
+  s.shape = *s.built.engine->twin_profile()->serving_shape(s.built.scenario, s.plan);
+  s.cost = *CostModel::build(s.built.scenario, s.shape, Efficiency{});
+  return s;
+}
+
+void run(benchmark::State& state, const Setup& s, bool closed, double load) {
+  SimulationInput in;
+  in.shape = s.shape;
+  in.cost = &*s.cost;
+  in.load.closed_loop = closed;
+  in.load.concurrency = load;
+  in.load.rate = load;
+  in.requests = 100000;
+  in.input = LengthSpec::fixed(1024);
+  in.output = LengthSpec::fixed(256);
+  std::int64_t steps = 0;
+  for (auto _ : state) {
+    const SimulationResult r = simulate(in);
+    steps = r.prefill_steps + r.decode_steps;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["requests"] = 100000;
+  state.counters["steps"] = static_cast<double>(steps);
+  state.counters["requests_per_s"] = benchmark::Counter(
+      100000.0 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_Simulate100kFoundingCaseConcurrency64(benchmark::State& state) {
+  static const Setup s =
+      setup("rtx-pro-6000", 4, 94.6, 64.6,
+            "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 "
+            "--speculative-algorithm NEXTN");
+  run(state, s, true, 64);
+}
+BENCHMARK(BM_Simulate100kFoundingCaseConcurrency64)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_Simulate100kLlama8bRate20(benchmark::State& state) {
+  static const Setup s =
+      setup("h100-sxm", std::nullopt, std::nullopt, std::nullopt,
+            "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct");
+  run(state, s, false, 20);
+}
+BENCHMARK(BM_Simulate100kLlama8bRate20)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+}  // namespace servescope
