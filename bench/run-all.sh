@@ -12,3 +12,5 @@ echo "== twin: SSE events/s and 5,000 concurrent streams (twin on CPU 0, Asio lo
 "$build/servescope_bench" --benchmark_filter='TwinSse'
 echo "== twin: non-streaming completions/s (twin on CPU 0, wrk on CPU 1)"
 "$(dirname "$0")/twin-wrk.sh" "$build"
+echo "== logs: servescope logs vs grep -c on a 768 MiB SGLang log (CPU 0)"
+"$(dirname "$0")/logs_bench.sh" "$build"
