@@ -50,6 +50,28 @@ expect_usage_error "why non-number" "'many' is not a number" -- why max_running_
 expect_usage_error "why unknown output" "no such output; outputs:" -- why max_frobs=3 --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "diff without commands" "give --a" -- diff --gpu rtx-pro-6000
 
+: >"$tmp/empty.log"
+printf 'hello\nworld\n' >"$tmp/other.log"
+expect_usage_error "logs: missing file" "missing.log: no such file" -- logs "$tmp/missing.log"
+expect_usage_error "logs: a directory" "is a directory" -- logs "$tmp/emptydir"
+expect_usage_error "logs: empty file" "empty.log: empty file" -- logs "$tmp/empty.log"
+expect_usage_error "logs: not a log" "no sglang log lines recognised in 2 lines" -- logs "$tmp/other.log"
+corpus_log="$(dirname "$0")/../../shared/corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log"
+if [ -f "$corpus_log" ]; then
+  "$bin" logs --json "$corpus_log" >"$tmp/logs.json" 2>"$tmp/err" || fail "logs --json exited $?: $(cat "$tmp/err")"
+  python3 - "$tmp/logs.json" <<'PY' || fail "logs --json lacks its fields"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["engine"] == "sglang"
+kinds = [f["kind"] for f in d["facts"]]
+assert "capacity" in kinds and "load_weight_begin" in kinds, kinds
+cap = next(f for f in d["facts"] if f["kind"] == "capacity")
+assert cap["fields"]["max_total_num_tokens"] == 444500 and cap["line"] == 22, cap
+assert d["inferred_version"]["from"] <= "2025-01-23" <= d["inferred_version"]["until"]
+assert d["counts"]["unknown_capacity"] == 0
+PY
+fi
+
 # lint exits 1 on an error-level finding (the fusion on SM120 fails startup at 2026-07-20).
 "$bin" lint --gpu rtx-pro-6000 -- "${seed[@]}" --enable-flashinfer-allreduce-fusion >/dev/null 2>&1
 [ $? -eq 1 ] || fail "lint did not exit 1 on an error-level finding"
