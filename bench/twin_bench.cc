@@ -56,6 +56,7 @@ class PinnedTwin {
             ("twin-bench-" + std::to_string(getpid()) + ".out"))
                .string();
     err_ = out_ + ".err";
+    std::fflush(nullptr);  // the child must not repeat our buffered output
     pid_ = fork();
     if (pid_ == 0) {
       std::freopen(out_.c_str(), "w", stdout);

@@ -84,6 +84,8 @@ void HttpSession::read_request() {
 void HttpSession::on_read(boost::beast::error_code ec) {
   if (closed_)
     return;
+  method_.clear();
+  target_.clear();
   if (ec == http::error::body_limit) {
     keep_alive_ = false;
     responding_ = true;
@@ -115,20 +117,16 @@ void HttpSession::handle(Request request) {
   // Watch the connection while answering: a closed socket cancels the work at once.
   watch();
 
-  auto finish_status = [this, method = str(request.method_string()), target](int status) {
-    ctx_.access(client_, method, target, status);
-  };
+  method_ = str(request.method_string());
+  target_ = target;
   auto not_allowed = [&] {
-    finish_status(405);
     respond(405, "application/json", R"({"detail":"Method Not Allowed"})");
   };
 
   if (path == "/health" || path == "/health_generate") {
     if (!get)
       return not_allowed();
-    const int status = ctx_.ready ? 200 : 503;
-    finish_status(status);
-    return respond(status, "text/plain; charset=utf-8", "");
+    return respond(ctx_.ready ? 200 : 503, "text/plain; charset=utf-8", "");
   }
   const std::string native = ctx_.profile.native_generate_path();
   if (path == "/v1/completions" || path == "/v1/chat/completions" ||
@@ -138,8 +136,6 @@ void HttpSession::handle(Request request) {
     const ApiKind kind = path == "/v1/completions"        ? ApiKind::kCompletions
                          : path == "/v1/chat/completions" ? ApiKind::kChat
                                                           : ApiKind::kNative;
-    // The access line goes out when the response starts, as uvicorn logs it.
-    ctx_.access(client_, "POST", target, 200);
     return handle_generation(kind, request);
   }
   const auto& paths = ctx_.profile.status_paths();
@@ -147,7 +143,6 @@ void HttpSession::handle(Request request) {
   if (path == "/metrics" || path == "/v1/models" || status_path) {
     if (!get)
       return not_allowed();
-    finish_status(200);
     // The loop's state is read on its strand, then answered on ours.
     net::post(ctx_.loop_strand, [self = shared_from_this(), p = std::string(path)] {
       const ServingStatus status = self->ctx_.loop.status();
@@ -166,7 +161,6 @@ void HttpSession::handle(Request request) {
     });
     return;
   }
-  finish_status(404);
   respond(404, "application/json", R"({"detail":"Not Found"})");
 }
 
@@ -293,6 +287,8 @@ void HttpSession::cut() {
 void HttpSession::respond(int status, std::string_view content_type, std::string body) {
   if (closed_)
     return;
+  if (!method_.empty())
+    ctx_.access(client_, method_, target_, status);
   out_ += fmt::format("HTTP/1.1 {} {}\r\ncontent-type: {}\r\ncontent-length: {}\r\n", status,
                       reason(status), content_type, body.size());
   if (!keep_alive_)
@@ -323,8 +319,10 @@ void HttpSession::response_done() {
 void HttpSession::watch() {
   if (closed_ || reading_)
     return;
-  if (buffer_.size() >= ctx_.options.max_body_bytes)
-    return;  // a pipelining client: stop reading until this response is out
+  // A pipelined request is already waiting in the buffer: it is read after this response,
+  // and a closed connection shows at the next write.
+  if (buffer_.size() > 0)
+    return;
   reading_ = true;
   socket_.async_read_some(buffer_.prepare(4096),
                           [self = shared_from_this()](boost::beast::error_code ec, std::size_t n) {

@@ -104,6 +104,8 @@ class HttpSession final : public TokenSink, public std::enable_shared_from_this<
   tcp::socket socket_;
   ServerContext& ctx_;
   std::string client_;
+  std::string method_;  // of the request being answered, for the access log
+  std::string target_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   bool keep_alive_ = true;

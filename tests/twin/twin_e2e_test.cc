@@ -224,6 +224,25 @@ TEST(TwinEndToEnd, AnswersTheEnginesEndpointsAndRefusesBadRequestsWithoutCrashin
     garbage.write_all("THIS IS NOT HTTP\r\n\r\n");
     EXPECT_EQ(garbage.read_reply().status, 400);
   }
+  // Keep-alive and pipelining: two requests in one write, two replies in order on one connection.
+  {
+    HttpConnection c(port);
+    ASSERT_TRUE(c.write_all(
+        "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+        "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: " +
+        std::to_string(completion_body(4, false).size()) + "\r\n\r\n" + completion_body(4, false)));
+    EXPECT_EQ(c.read_reply().status, 200);
+    const HttpReply second = c.read_reply();
+    EXPECT_EQ(second.status, 200);
+    EXPECT_EQ(json::parse(second.body)["usage"]["completion_tokens"], 4);
+    ASSERT_TRUE(c.send("POST", "/v1/completions", completion_body(2, true)));
+    HttpReply head;
+    ASSERT_TRUE(c.read_head(head));
+    EXPECT_EQ(read_stream(c).tokens, 2);
+    ASSERT_TRUE(c.send("GET", "/health"));
+    EXPECT_EQ(c.read_reply().status, 200) << "the connection serves on after a stream";
+  }
   // The native API, and token ids as a prompt.
   r = http_request(port, "POST", "/generate",
                    R"({"input_ids": [1, 2, 3, 4], "sampling_params": {"max_new_tokens": 5}})");
@@ -294,6 +313,30 @@ TEST(TwinEndToEnd, UnderTwiceTheLimitOfStreamsNeverRunsMoreThanTheLimit) {
   EXPECT_GT(max_running_metrics, 0);
   EXPECT_GE(max_queued_loads, 40) << "the streams beyond 48 wait in the queue";
   EXPECT_FALSE(twin.poll_exit());
+}
+
+TEST(TwinEndToEnd, SeveralThreadsServeTheSameStreams) {
+  TwinProcess twin(founding_options({"--speed", "inf", "--threads", "2"}), founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  std::vector<std::unique_ptr<HttpConnection>> streams;
+  for (int i = 0; i < 64; ++i) {
+    streams.push_back(std::make_unique<HttpConnection>(twin.port));
+    ASSERT_TRUE(streams.back()->send("POST", "/v1/completions", completion_body(25, true)));
+  }
+  for (auto& s : streams) {
+    HttpReply head;
+    ASSERT_TRUE(s->read_head(head));
+    const StreamResult r = read_stream(*s);
+    EXPECT_EQ(r.tokens, 25);
+    EXPECT_TRUE(r.done && r.valid && r.ended_cleanly);
+  }
+  const json loads = json::parse(http_request(twin.port, "GET", "/v1/loads").body);
+  EXPECT_EQ(loads["loads"][0]["num_running_reqs"], 0);
+  EXPECT_EQ(loads["loads"][0]["num_used_tokens"], 0);
+  const std::string metrics = http_request(twin.port, "GET", "/metrics").body;
+  EXPECT_NE(metrics.find("sglang:num_requests_total{"), std::string::npos);
+  EXPECT_NE(metrics.find("} 64.0\n"), std::string::npos) << "64 requests counted";
 }
 
 TEST(TwinEndToEnd, CrashAfterNRequestsKillsTheServerLikeTheEngine) {

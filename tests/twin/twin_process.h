@@ -41,6 +41,7 @@ class TwinProcess {
     argv.push_back("--");
     argv.insert(argv.end(), command.begin(), command.end());
     argv.insert(argv.end(), {"--host", "127.0.0.1", "--port", "0"});
+    std::fflush(nullptr);  // the child must not repeat our buffered output
     pid_ = ::fork();
     if (pid_ == 0) {
       std::freopen(out_path.c_str(), "w", stdout);
