@@ -246,11 +246,11 @@ void HttpSession::deliver(std::int64_t from, std::int32_t count, bool finished) 
   const std::int64_t drop = ctx_.options.faults.drop_stream_after;
   const bool cut_now = drop > 0 && !finished && tokens_ >= drop;
   if (streaming_) {
-    std::string events;
-    renderer_->stream_tokens(events, from, count, finished, ctx_.clock.now() - started_);
+    scratch_.clear();  // keeps its capacity: no allocation per event
+    renderer_->stream_tokens(scratch_, from, count, finished, ctx_.clock.now() - started_);
     if (finished)
-      renderer_->stream_end(events, tokens_);
-    append_http_chunk(out_, events);
+      renderer_->stream_end(scratch_, tokens_);
+    append_http_chunk(out_, scratch_);
     if (finished) {
       out_ += "0\r\n\r\n";
       renderer_.reset();

@@ -113,6 +113,7 @@ class HttpSession final : public TokenSink, public std::enable_shared_from_this<
 
   std::string out_;      // bytes to write next
   std::string writing_;  // bytes being written
+  std::string scratch_;  // one stream event being built
   bool write_in_flight_ = false;
   bool reading_ = false;     // a read (request or watch) is in flight
   bool responding_ = false;  // between a request and the end of its response

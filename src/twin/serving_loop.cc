@@ -172,15 +172,19 @@ void ServingLoop::end_step() {
       generation_tokens_total_ += static_cast<std::uint64_t>(e.tokens);
       tokens_since_decode_log_ += e.tokens;
     }
-    std::shared_ptr<TokenSink> sink = r.sink;
-    if (e.finished) {
-      e2e_.observe(t - r.arrival);
-      prompt_tokens_total_ += static_cast<std::uint64_t>(r.prompt);
-      ++requests_total_;
-      records_.erase(it);
+    if (!e.finished) {
+      // No copy of the shared pointer per token: sinks do not cancel from inside on_tokens.
+      if (TokenSink* sink = r.sink.get())
+        sink->on_tokens(from, e.tokens, false);
+      continue;
     }
+    e2e_.observe(t - r.arrival);
+    prompt_tokens_total_ += static_cast<std::uint64_t>(r.prompt);
+    ++requests_total_;
+    const std::shared_ptr<TokenSink> sink = std::move(r.sink);
+    records_.erase(it);
     if (sink != nullptr)
-      sink->on_tokens(from, e.tokens, e.finished);
+      sink->on_tokens(from, e.tokens, true);
   }
   if (options_.faults.crash_after > 0 &&
       static_cast<std::int64_t>(requests_total_) >= options_.faults.crash_after)

@@ -37,7 +37,8 @@ struct TwinFaults {
   }
 };
 
-/// Receives one request's output. Called on the loop's executor.
+/// Receives one request's output. Called on the loop's executor; it must not call
+/// ServingLoop::cancel() from inside on_tokens (post the cancel instead).
 class TokenSink {
  public:
   virtual ~TokenSink() = default;
