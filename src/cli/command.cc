@@ -10,6 +10,7 @@ const std::vector<Command>& commands() {
       {"explain", "show the derivation tree of an output down to its inputs", run_explain},
       {"lint", "criticise a launch command for this GPU, model and engine version", run_lint},
       {"diff", "attribute every output that differs between two scenarios to its causes", run_diff},
+      {"check", "rebuild a log's scenario, predict, and compare every logged figure", run_check},
       {"why", "search the changes that reproduce an observed value, and plan the experiments", run_why},
       {"logs", "read a server log: capacity facts, engine version, batch timeline", run_logs},
       {"gpus", "list the GPU catalog", run_gpus},

@@ -1,7 +1,10 @@
 // The Engine interface: everything outside engines/ talks to an engine through this.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +22,35 @@ namespace servescope {
 struct FlagEffect {
   std::string leaf_id;         // the derivation leaf that holds the flag ("" if no rule reads it)
   std::string runtime_effect;  // what it does outside sizing, one sentence ("" if unknown)
+};
+
+/// One figure a log states, and the plan output it checks.
+struct LoggedFigure {
+  std::string output;     // plan output node id, e.g. "max_running_requests"
+  Value value;
+  std::uint64_t line = 0;
+  std::string raw;        // the log line
+  bool from_defaults = false;  // predicted from the typed command (the engine's defaults), not
+                               // from the settings the log shows resolved
+};
+
+/// What a log lets `check` rebuild: the commands to plan, the model, GPU and calibration, and
+/// the figures to compare.
+struct LogScenario {
+  std::vector<std::string> capacity_command;  // every setting the log shows resolved, as flags
+  std::vector<std::string> defaults_command;  // the launch command as typed (or the log's
+                                              // settings minus those the engine derives)
+  bool typed_command_known = false;           // the log printed the launch command
+  std::string model_path;
+  std::string gpu_name;  // "" when the log does not name the GPU
+  Calibration calibration;  // the memory figures the log states
+  // Half the last printed digit of each calibration figure ("64.60 GB" → 0.005), by
+  // calibration_field name; check evaluates the plan at every corner of these intervals.
+  std::map<std::string, double> rounding_gib;
+  std::map<std::string, std::uint64_t> calibration_lines;  // where each figure was read
+  bool calibration_complete = false;  // enough figures for the engine's capacity rules
+  std::vector<LoggedFigure> figures;
+  std::vector<std::string> missing;  // what the log lacks, for the "unusable" message
 };
 
 /// A numeric input `why` can solve for: the value that reproduces an observation.
@@ -62,6 +94,13 @@ class Engine {
   /// Plausible single changes to a scenario — each modelled flag over its meaningful values,
   /// each dated rule variant — for `why`'s hypothesis search.
   virtual std::vector<ScenarioChange> candidate_changes(const Scenario& /*scenario*/) const { return {}; }
+  /// Rebuilds a scenario from a log's facts (`check`, `--calibrate-from`).
+  virtual Result<LogScenario> scenario_from_log(const std::vector<Fact>& /*facts*/) const {
+    return fail(std::string(name()) + ": rebuilding a scenario from a log is not modelled");
+  }
+  /// Checks a log against itself: batch lines running more than the limit, a typed limit the
+  /// final line contradicts, graphs captured beyond the running limit.
+  virtual std::vector<Finding> check_log_consistency(const std::vector<Fact>& /*facts*/) const { return {}; }
   /// Numeric flags `why` solves for (a fraction, a pool size, a request limit).
   virtual std::vector<NumericInput> numeric_inputs(const Scenario& /*scenario*/) const { return {}; }
   /// A fresh grammar for reading one of this engine's logs (engines/log_grammar.h), or

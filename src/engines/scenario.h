@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog/gpu_catalog.h"
@@ -38,6 +39,12 @@ struct Calibration {
   double rounding_gib = 0;
   std::string source;  // "--free-before-load/--free-after-load" or "log FILE:LINE"
 };
+
+/// The calibration figures by name ("free_before_load", "free_after_load", "total_memory",
+/// "weights", "activation_peak", "non_torch", "cuda_graph", "kv_memory"), for code that
+/// varies them generically (check's rounding intervals); nullptr for an unknown name.
+std::optional<double>* calibration_field(Calibration& c, std::string_view name);
+const std::vector<std::string>& calibration_field_names();
 
 struct Hardware {
   GpuSpec gpu;

@@ -225,8 +225,10 @@ void resolve_mem_fraction(PlanContext& ctx) {
   std::string why;
   if (r.mem_fraction == MemFractionRule::kTpTable) {
     heuristic = tp_table_fraction(ctx, &why);
+    std::vector<std::string> inputs = {"arg.tp_size", "arg.pp_size", "arg.speculative_algorithm"};
+    if (r.big_gpu != BigGpuFraction::kNone || r.b200_fraction) inputs.push_back("gpu_memory_mib");
     g.add({"mem_fraction_static.heuristic", heuristic, "fraction", "R2.5", why + ".", "server_args.py::ServerArgs.__post_init__",
-           {"arg.tp_size", "arg.pp_size", "gpu_memory_mib", "arg.speculative_algorithm"}});
+           inputs});
   } else {
     const double reserved =
         r.mem_fraction == MemFractionRule::kReserveByTier ? tier_reserve_mib(ctx, &why) : formula_reserve_mib(ctx, &why);

@@ -5,6 +5,7 @@
 #include "engines/sglang/sglang_log_grammar.h"
 #include "engines/sglang/sglang_flags.h"
 #include "engines/sglang/sglang_lint.h"
+#include "engines/sglang/sglang_log_scenario.h"
 #include "engines/sglang/sglang_hypotheses.h"
 #include "engines/sglang/sglang_planner.h"
 #include "engines/sglang/sglang_rules.h"
@@ -50,6 +51,14 @@ std::vector<Finding> SglangEngine::lint(const Scenario& scenario, const Plan& pl
 
 std::vector<ScenarioChange> SglangEngine::candidate_changes(const Scenario& scenario) const {
   return sglang_candidate_changes(scenario);
+}
+
+Result<LogScenario> SglangEngine::scenario_from_log(const std::vector<Fact>& facts) const {
+  return sglang_scenario_from_log(facts);
+}
+
+std::vector<Finding> SglangEngine::check_log_consistency(const std::vector<Fact>& facts) const {
+  return sglang_log_consistency(facts);
 }
 
 std::vector<NumericInput> SglangEngine::numeric_inputs(const Scenario& scenario) const {

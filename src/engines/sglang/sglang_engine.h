@@ -20,6 +20,8 @@ class SglangEngine final : public Engine {
   FlagEffect flag_effect(const std::string& canonical) const override;
   std::vector<ScenarioChange> candidate_changes(const Scenario& scenario) const override;
   std::vector<NumericInput> numeric_inputs(const Scenario& scenario) const override;
+  Result<LogScenario> scenario_from_log(const std::vector<Fact>& facts) const override;
+  std::vector<Finding> check_log_consistency(const std::vector<Fact>& facts) const override;
   const TwinProfile* twin_profile() const override;
   std::unique_ptr<LogGrammar> log_grammar() const override;
 };

@@ -1,0 +1,246 @@
+#include "diagnose/check.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "catalog/gpu_catalog.h"
+#include "catalog/model_catalog.h"
+#include "core/text.h"
+#include "diagnose/counterfactuals.h"
+
+namespace servescope {
+namespace {
+
+struct Plans {
+  Plan nominal;
+  std::vector<Plan> corners;  // the plan at every corner of the calibration's rounding box
+};
+
+// Capacity is monotone in each memory figure, so its extremes over the rounding box are at
+// the box's corners: 2^k plans for k rounded figures (k ≤ 8, usually 2).
+Result<Plans> plan_with_rounding(const Engine& engine, Scenario s, const std::map<std::string, double>& rounding) {
+  Plans out;
+  auto nominal = engine.plan(s);
+  if (!nominal) return nominal.error();
+  out.nominal = std::move(*nominal);
+  std::vector<std::pair<std::optional<double>*, double>> fields;
+  for (const auto& [name, d] : rounding) {
+    std::optional<double>* f = calibration_field(s.calibration, name);
+    if (f != nullptr && f->has_value() && d > 0) fields.emplace_back(f, d);
+  }
+  std::vector<double> base;
+  for (auto& [f, d] : fields) base.push_back(**f);
+  const std::size_t corners = std::size_t{1} << fields.size();
+  for (std::size_t mask = 0; mask < corners && !fields.empty(); ++mask) {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      *fields[i].first = base[i] + ((mask >> i) & 1 ? fields[i].second : -fields[i].second);
+    }
+    auto plan = engine.plan(s);
+    if (!plan) return plan.error();
+    out.corners.push_back(std::move(*plan));
+  }
+  return out;
+}
+
+bool depends_on(const Plan& plan, const std::string& output, std::string_view leaf) {
+  for (const std::string& id : plan.graph.closure_of(output)) {
+    if (id == leaf) return true;
+  }
+  return false;
+}
+
+void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparison& c) {
+  c.field = f.output;
+  c.logged = f.value;
+  c.log_line = f.line;
+  c.log_raw = f.raw;
+  c.from_defaults = f.from_defaults;
+  const Node* n = plans.nominal.graph.find(f.output);
+  if (n == nullptr) {
+    c.checked = false;
+    c.note = plans.nominal.starts ? "the plan does not compute it" : "the plan predicts a failed start: " + plans.nominal.startup_error;
+    return;
+  }
+  c.predicted = n->value;
+  if (!gpu_known && depends_on(plans.nominal, f.output, "gpu_memory_mib")) {
+    c.checked = false;
+    c.note = "depends on the GPU's memory, and the log does not name the GPU (pass --gpu)";
+    return;
+  }
+  if (n->value.is_number() && f.value.is_number()) {
+    double lo = n->value.as_number(), hi = lo;
+    for (const Plan& corner : plans.corners) {
+      if (const Node* m = corner.graph.find(f.output); m != nullptr && m->value.is_number()) {
+        lo = std::min(lo, m->value.as_number());
+        hi = std::max(hi, m->value.as_number());
+      }
+    }
+    c.predicted_low = lo;
+    c.predicted_high = hi;
+    const double logged = f.value.as_number();
+    // A fraction is printed to a few decimals in the dump: compare to 1e-6 relative.
+    const double tol = n->value.is_double() ? 1e-6 * std::max(1.0, std::fabs(logged)) : 0.0;
+    c.match = logged >= lo - tol && logged <= hi + tol;
+    if (hi > lo) {
+      c.note = fmt::format("the rounding of the logged memory figures allows {} … {} (±{:.3g}%)", lo, hi,
+                           (hi - lo) / 2 / std::max(1.0, std::fabs(n->value.as_number())) * 100);
+    } else {
+      c.note = "exact: rounding cannot move it";
+    }
+    return;
+  }
+  c.match = f.value == n->value;
+  c.note = "exact";
+}
+
+}  // namespace
+
+std::size_t CheckResult::matched() const {
+  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return c.checked && c.match; }));
+}
+std::size_t CheckResult::mismatched() const {
+  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return c.checked && !c.match; }));
+}
+std::size_t CheckResult::unchecked() const {
+  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return !c.checked; }));
+}
+bool CheckResult::ok() const {
+  return mismatched() == 0 &&
+         std::none_of(consistency.begin(), consistency.end(), [](const Finding& f) { return f.severity == Severity::kError; });
+}
+
+Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options) {
+  CheckResult out;
+  // The engine: the one the log proves, or the one given.
+  std::string engine_name = options.engine, version_spec;
+  if (auto at = engine_name.find('@'); at != std::string::npos) {
+    version_spec = engine_name.substr(at + 1);
+    engine_name.resize(at);
+  }
+  if (engine_name.empty()) engine_name = std::string(facts.engine());
+  auto engine = find_engine(engine_name);
+  if (!engine) return engine.error();
+  out.engine = *engine;
+  out.inferred = facts.version();
+  auto ls = out.engine->scenario_from_log(facts.all());
+  if (!ls) return ls.error();
+  out.log = std::move(*ls);
+  const LogScenario& log = out.log;
+  if (!log.missing.empty() && (!log.calibration_complete || log.model_path.empty() || log.figures.empty() ||
+                               log.capacity_command.empty())) {
+    return fail(fmt::format("the log cannot be checked: it lacks {}", fmt::join(log.missing, "; ")));
+  }
+
+  // Scenario parts.
+  Scenario s;
+  s.engine = engine_name;
+  const std::string model_spec = options.model.empty() ? log.model_path : options.model;
+  auto model = load_model(model_spec);
+  if (!model) {
+    return fail(fmt::format("the log's model '{}' has no bundled config.json; pass --model PATH/config.json ({})", model_spec,
+                            model.message()));
+  }
+  s.model = std::move(*model);
+  s.calibration = log.calibration;
+  // The free memory before the load sizes a stand-in GPU when none is named.
+  const double p = log.calibration.free_before_load_gib.value_or(log.calibration.total_memory_gib.value_or(0));
+  std::string gpu_name = options.gpu.empty() ? log.gpu_name : options.gpu;
+  if (!gpu_name.empty()) {
+    auto gpu = GpuCatalog::builtin().find(gpu_name);
+    if (!gpu) return gpu.error();
+    s.hardware.gpu = *gpu->spec;
+  } else {
+    // No GPU named: a stand-in sized from the free memory the log shows; figures that depend
+    // on the GPU's memory are reported as not checked.
+    out.gpu_known = false;
+    s.hardware.gpu.key = "unknown";
+    s.hardware.gpu.smi_name = "GPU not named in the log";
+    s.hardware.gpu.memory_mib = static_cast<std::int64_t>(std::ceil((p + 0.85) * 1024));
+    s.hardware.gpu.compute_capability = "?";
+    out.notes.push_back("the log does not name the GPU: pass --gpu to check the figures that depend on its memory");
+  }
+  s.calibration.source = "log";
+  for (const std::string& kv : options.env) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) s.environment[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+
+  // Versions to try: the one given, else the inferred range's newest date first, then every
+  // date inside the range where a rule changed.
+  std::vector<EngineVersion> versions;
+  if (!version_spec.empty()) {
+    auto v = out.engine->resolve_version(version_spec);
+    if (!v) return v.error();
+    versions.push_back(*v);
+  } else {
+    auto newest = out.engine->resolve_version("");
+    if (!newest) return newest.error();
+    const std::string until = out.inferred.until_date.empty() ? newest->main_date : std::min(out.inferred.until_date, newest->main_date);
+    auto top = out.engine->resolve_version(until);
+    versions.push_back(top ? *top : *newest);
+    // Without a lower bound the range is the whole history: searching it would fit the
+    // figures rather than test them, so only a bounded range is searched.
+    for (const ScenarioChange& c : out.inferred.from_date.empty() ? std::vector<ScenarioChange>{} : out.engine->candidate_changes(s)) {
+      if (c.kind != ScenarioChange::Kind::kVersion || !c.version) continue;
+      const std::string& d = c.version->main_date;
+      if (d < until && (out.inferred.from_date.empty() || d >= out.inferred.from_date)) versions.push_back(*c.version);
+    }
+    if (!out.inferred.from_date.empty() && out.inferred.from_date < until) {
+      if (auto v = out.engine->resolve_version(out.inferred.from_date)) versions.push_back(*v);
+    }
+    std::stable_sort(versions.begin() + 1, versions.end(),
+                     [](const EngineVersion& x, const EngineVersion& y) { return x.main_date > y.main_date; });
+  }
+
+  auto parse = [&](const std::vector<std::string>& words) { return out.engine->parse_command(words); };
+  auto cap_cmd = parse(log.capacity_command);
+  if (!cap_cmd) return fail("the settings the log shows do not form a valid command: " + cap_cmd.message());
+  auto def_cmd = parse(log.defaults_command);
+  if (!def_cmd) return fail("the log's launch command is not valid: " + def_cmd.message());
+
+  bool first = true;
+  for (const EngineVersion& version : versions) {
+    Scenario cap = s, def = s;
+    cap.version = def.version = version;
+    cap.command = *cap_cmd;
+    def.command = *def_cmd;
+    cap.hardware.gpus_per_node = def.hardware.gpus_per_node = out.engine->gpus_needed(cap.command);
+    auto cap_plans = plan_with_rounding(*out.engine, cap, log.rounding_gib);
+    if (!cap_plans) return cap_plans.error();
+    auto def_plans = plan_with_rounding(*out.engine, def, log.rounding_gib);
+    if (!def_plans) return def_plans.error();
+    std::vector<Comparison> comparisons;
+    for (const LoggedFigure& f : log.figures) {
+      Comparison c;
+      compare(f, f.from_defaults ? *def_plans : *cap_plans, out.gpu_known, c);
+      if (f.from_defaults && c.checked && !c.match && !log.typed_command_known) {
+        c.checked = false;
+        c.note = "differs from the engine's default; the dump cannot tell a typed value from a default (no launch "
+                 "command in the log)";
+      }
+      comparisons.push_back(std::move(c));
+    }
+    const bool all_match = std::all_of(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return !c.checked || c.match; });
+    if (first || all_match) {
+      out.comparisons = std::move(comparisons);
+      out.scenario = cap;
+      out.plan = std::move(cap_plans->nominal);
+      out.defaults_plan = std::move(def_plans->nominal);
+      out.version_basis = out.plan.version_basis;
+      if (!first) {
+        out.notes.push_back(fmt::format("the figures match the rules of main {} inside the inferred range {} (the newest "
+                                        "date of the range does not)",
+                                        version.main_date, out.inferred.range_text()));
+      }
+    }
+    if (all_match) break;
+    first = false;
+  }
+  out.consistency = out.engine->check_log_consistency(facts.all());
+  return out;
+}
+
+}  // namespace servescope

@@ -1,0 +1,59 @@
+// `check`: rebuild the scenario a log came from, predict, and hold each logged figure against
+// the prediction. Logged free memory is rounded (0.01 GB), so a prediction is an interval:
+// the plan at both ends of the rounding (capacity grows with free memory after the load and
+// shrinks with free memory before it); a figure rounding cannot move must match exactly.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "engines/engine.h"
+#include "evidence/log_facts.h"
+
+namespace servescope {
+
+struct CheckOptions {
+  std::string engine;  // "sglang" or "sglang@VERSION"; the version given wins over inference
+  std::string gpu;
+  std::string model;
+  std::vector<std::string> env;
+};
+
+struct Comparison {
+  std::string field;
+  Value logged;
+  Value predicted;
+  std::optional<double> predicted_low, predicted_high;
+  bool checked = true;  // false: the scenario lacks what the prediction needs (see note)
+  bool match = false;
+  std::string note;
+  std::uint64_t log_line = 0;
+  std::string log_raw;
+  bool from_defaults = false;
+};
+
+struct CheckResult {
+  const Engine* engine = nullptr;
+  LogScenario log;
+  Scenario scenario;  // the capacity scenario (every setting the log shows resolved)
+  Plan plan;          // its plan
+  Plan defaults_plan; // the plan of the typed (or default-only) command
+  VersionInference inferred;
+  std::string version_basis;
+  std::vector<std::string> notes;
+  std::vector<Comparison> comparisons;
+  std::vector<Finding> consistency;
+  bool gpu_known = true;
+
+  std::size_t matched() const;
+  std::size_t mismatched() const;
+  std::size_t unchecked() const;
+  bool ok() const;
+};
+
+/// Fails (the log is unusable for a check) with one line naming what is missing.
+Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options);
+
+}  // namespace servescope

@@ -1,0 +1,114 @@
+#include "report/check_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "report/explain_text.h"
+#include "report/format.h"
+#include "report/lint_report.h"
+#include "report/plan_json.h"
+
+namespace servescope {
+namespace {
+
+std::string shown(const Value& v) { return format_value(v, ""); }
+
+std::string predicted_text(const Comparison& c) {
+  if (c.predicted_low && c.predicted_high && *c.predicted_high > *c.predicted_low) {
+    return fmt::format("{} … {}", shown(Value(static_cast<std::int64_t>(*c.predicted_low))),
+                       shown(Value(static_cast<std::int64_t>(*c.predicted_high))));
+  }
+  return c.predicted.is_none() ? std::string("—") : shown(c.predicted);
+}
+
+nlohmann::json calibration_json(Calibration cal) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const std::string& name : calibration_field_names()) {
+    const std::optional<double>* v = calibration_field(cal, name);
+    if (v != nullptr && v->has_value()) out[name + "_gib"] = **v;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_check_text(const std::string& file, const CheckResult& r) {
+  std::string out = fmt::format("{}: {} log, version {} (inferred {})\n", file, r.engine->name(),
+                                r.scenario.version.label, r.inferred.range_text());
+  std::vector<std::string> memory;
+  Calibration cal = r.log.calibration;
+  for (const std::string& name : calibration_field_names()) {
+    const std::optional<double>* v = calibration_field(cal, name);
+    if (v == nullptr || !v->has_value()) continue;
+    auto line = r.log.calibration_lines.find(name);
+    memory.push_back(fmt::format("{} {:.2f} GiB{}", name, **v,
+                                 line == r.log.calibration_lines.end() ? std::string() : fmt::format(" (line {})", line->second)));
+  }
+  out += fmt::format("  rebuilt: {} on {}{}; {}; {}\n", r.scenario.model.source, r.scenario.hardware.gpu.key,
+                     r.gpu_known ? "" : " (stand-in)", fmt::join(memory, ", "),
+                     r.log.typed_command_known ? "launch command from the log" : "settings from the log's argument dump");
+  for (const std::string& n : r.notes) out += "  note: " + n + "\n";
+  out += "\n";
+  std::vector<std::vector<std::string>> rows = {{"", "FIGURE", "LOGGED", "PREDICTED", "LINE"}};
+  for (const Comparison& c : r.comparisons) {
+    const std::string mark = !c.checked ? "·" : c.match ? "✓" : "✗";
+    rows.push_back({mark, c.field, shown(c.logged), predicted_text(c), std::to_string(c.log_line)});
+  }
+  out += render_columns(rows);
+  for (const Comparison& c : r.comparisons) {
+    if (!c.checked) out += fmt::format("  · {}: not checked — {}\n", c.field, c.note);
+  }
+  for (const Comparison& c : r.comparisons) {
+    if (!c.checked || c.match) continue;
+    out += fmt::format("\n✗ {}: logged {} (line {}), predicted {}\n  log: {}\n", c.field, shown(c.logged), c.log_line,
+                       predicted_text(c), c.log_raw);
+    ExplainOptions eo;
+    eo.max_depth = 2;
+    const Plan& plan = c.from_defaults ? r.defaults_plan : r.plan;
+    out += render_explain_tree(plan.graph, c.field, eo);
+  }
+  if (!r.consistency.empty()) {
+    out += "\nThe log against itself\n";
+    for (const Finding& f : r.consistency) out += fmt::format("  {}  {}  {}\n", severity_name(f.severity), f.code, f.message);
+  }
+  out += fmt::format("\n{} matched, {} mismatched, {} not checked\n", r.matched(), r.mismatched(), r.unchecked());
+  return out;
+}
+
+nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const Comparison& c : r.comparisons) {
+    nlohmann::json j = {{"field", c.field},
+                        {"logged", value_to_json(c.logged)},
+                        {"predicted", value_to_json(c.predicted)},
+                        {"predicted_low", c.predicted_low ? nlohmann::json(*c.predicted_low) : nlohmann::json(nullptr)},
+                        {"predicted_high", c.predicted_high ? nlohmann::json(*c.predicted_high) : nlohmann::json(nullptr)},
+                        {"match", c.checked ? nlohmann::json(c.match) : nlohmann::json(nullptr)},
+                        {"checked", c.checked},
+                        {"note", c.note},
+                        {"log_line", c.log_line}};
+    comparisons.push_back(std::move(j));
+  }
+  nlohmann::json consistency = nlohmann::json::array();
+  for (const Finding& f : r.consistency) consistency.push_back(finding_to_json(f));
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const VersionEvidence& e : r.inferred.evidence) {
+    evidence.push_back({{"observation", e.observation}, {"line", e.line}, {"from", e.from_date}, {"until", e.until_date},
+                        {"rule", e.rule}, {"conflicting", e.conflicting}});
+  }
+  return {{"file", file},
+          {"engine", {{"name", std::string(r.engine->name())}, {"version", r.scenario.version.label}, {"basis", r.version_basis}}},
+          {"inferred_version", {{"from", r.inferred.from_date}, {"until", r.inferred.until_date}, {"range", r.inferred.range_text()},
+                                {"evidence", evidence}}},
+          {"scenario", {{"model", r.scenario.model.source}, {"gpu", r.scenario.hardware.gpu.key}, {"gpu_named", r.gpu_known},
+                        {"command", r.scenario.command.to_string()}, {"calibration", calibration_json(r.log.calibration)},
+                        {"typed_command_known", r.log.typed_command_known}}},
+          {"comparisons", comparisons},
+          {"consistency", consistency},
+          {"notes", r.notes},
+          {"matched", r.matched()},
+          {"mismatched", r.mismatched()},
+          {"not_checked", r.unchecked()}};
+}
+
+}  // namespace servescope
