@@ -1,4 +1,4 @@
-// servescope check FILE [--model PATH|ID] [--gpu NAME] [--engine sglang@VERSION] [--json]
+// servescope check FILE [--model PATH|ID] [--gpu NAME] [--engine sglang@VERSION] [--json] [-- CMD]
 #include <iostream>
 
 #include "cli/command.h"
@@ -22,6 +22,7 @@ ExitStatus run_check(const CommandArgs& args) {
   app.add_option("--env", options.env, "Engine environment variable KEY=VALUE the run had");
   app.add_flag("--json", json, "Print the comparisons as JSON");
   if (auto exit = parse_command_line(app, args)) return *exit;
+  options.command = args.launch_command;
   auto facts = read_log_file(file);
   if (!facts) return usage_error(facts.message());
   auto result = check_log(*facts, options);

@@ -17,6 +17,8 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o) {
   app.add_option("--model", o.model,
                  "Model: a config.json, a model directory or a bundled Hugging Face id (default: "
                  "the command's model path)");
+  app.add_option("--calibrate-from", o.calibrate_from,
+                 "Take the free-memory figures (and the GPU name, when printed) from a real log");
   app.add_option("--free-before-load", o.free_before_load_gib,
                  "Calibration: free GiB at 'Load weight begin. avail mem=...'");
   app.add_option("--free-after-load", o.free_after_load_gib,

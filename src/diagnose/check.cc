@@ -65,6 +65,14 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     return;
   }
   c.predicted = n->value;
+  for (const std::string& id : plans.nominal.graph.closure_of(f.output)) {
+    const Node* leaf = plans.nominal.graph.find(id);
+    if (leaf != nullptr && leaf->inputs.empty() && leaf->origin == Origin::kEstimate) {
+      c.checked = false;
+      c.note = fmt::format("depends on an estimate ({}) where the log gives no figure", id);
+      return;
+    }
+  }
   if (!gpu_known && depends_on(plans.nominal, f.output, "gpu_memory_mib")) {
     c.checked = false;
     c.note = "depends on the GPU's memory, and the log does not name the GPU (pass --gpu)";
@@ -108,8 +116,9 @@ std::size_t CheckResult::unchecked() const {
   return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return !c.checked; }));
 }
 bool CheckResult::ok() const {
+  // A log that contradicts itself fails the check as a mismatch does.
   return mismatched() == 0 &&
-         std::none_of(consistency.begin(), consistency.end(), [](const Finding& f) { return f.severity == Severity::kError; });
+         std::none_of(consistency.begin(), consistency.end(), [](const Finding& f) { return f.severity != Severity::kInfo; });
 }
 
 Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options) {
@@ -128,10 +137,27 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   auto ls = out.engine->scenario_from_log(facts.all());
   if (!ls) return ls.error();
   out.log = std::move(*ls);
+  if (!options.command.empty()) {
+    // The user's launch command stands for the typed one; without a dump it is also the
+    // capacity command.
+    auto typed = out.engine->parse_command(options.command);
+    if (!typed) return fail("the launch command after --: " + typed.message());
+    const bool no_dump = out.log.capacity_command.size() <= 3 && !out.log.typed_command_known;
+    out.log.defaults_command = options.command;
+    if (no_dump) out.log.capacity_command = options.command;
+    out.log.typed_command_known = true;
+    if (out.log.model_path.empty()) out.log.model_path = out.engine->model_path(*typed);
+    std::erase_if(out.log.missing, [](const std::string& m) {
+      return m.find("launch command") != std::string::npos || m.find("model path") != std::string::npos;
+    });
+  }
   const LogScenario& log = out.log;
-  if (!log.missing.empty() && (!log.calibration_complete || log.model_path.empty() || log.figures.empty() ||
-                               log.capacity_command.empty())) {
+  if (!log.missing.empty() && (log.model_path.empty() || log.figures.empty() || log.capacity_command.empty())) {
     return fail(fmt::format("the log cannot be checked: it lacks {}", fmt::join(log.missing, "; ")));
+  }
+  if (!log.calibration_complete) {
+    out.notes.push_back(fmt::format("the log lacks {}: figures that depend on free memory are not checked",
+                                    fmt::join(log.missing, "; ")));
   }
 
   // Scenario parts.
@@ -239,7 +265,22 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     if (all_match) break;
     first = false;
   }
-  out.consistency = out.engine->check_log_consistency(facts.all());
+  std::vector<Fact> all = facts.all();
+  if (!options.command.empty()) {
+    // The given command joins the facts as the log's own launch line would.
+    Fact launch;
+    launch.kind = "launch_command";
+    std::string words;
+    for (const std::string& w : options.command) words += (words.empty() ? "" : " ") + w;
+    launch.set("command", words);
+    launch.raw = "(given after --) " + words;
+    all.push_back(std::move(launch));
+  }
+  out.consistency = out.engine->check_log_consistency(all);
+  if (out.matched() + out.mismatched() == 0 && out.consistency.empty()) {
+    return fail(fmt::format("nothing in the log can be checked{}",
+                            log.missing.empty() ? std::string() : fmt::format(": it lacks {}", fmt::join(log.missing, "; "))));
+  }
   return out;
 }
 

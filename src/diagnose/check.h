@@ -19,6 +19,7 @@ struct CheckOptions {
   std::string gpu;
   std::string model;
   std::vector<std::string> env;
+  std::vector<std::string> command;  // the launch command, when the log does not print it
 };
 
 struct Comparison {

@@ -1,8 +1,10 @@
 #include "diagnose/scenario_builder.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "catalog/model_catalog.h"
+#include "evidence/log_reader.h"
 #include "core/text.h"
 
 namespace servescope {
@@ -53,12 +55,27 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
     return model.error();
   s.model = std::move(*model);
 
-  if (o.gpu.empty()) {
+  // --calibrate-from LOG: the memory figures (and the GPU name, when printed) of a real run.
+  std::optional<LogScenario> from_log;
+  if (!o.calibrate_from.empty()) {
+    LogReadOptions read;
+    read.engine = out.engine;
+    auto facts = read_log_file(o.calibrate_from, read);
+    if (!facts) return fail("--calibrate-from " + facts.message());
+    auto ls = out.engine->scenario_from_log(facts->all());
+    if (!ls) return fail(fmt::format("--calibrate-from {}: {}", o.calibrate_from, ls.message()));
+    if (!ls->calibration_complete) {
+      return fail(fmt::format("--calibrate-from {}: the log lacks {}", o.calibrate_from, fmt::join(ls->missing, "; ")));
+    }
+    from_log = std::move(*ls);
+  }
+  const std::string gpu_name = !o.gpu.empty() ? o.gpu : from_log ? from_log->gpu_name : std::string();
+  if (gpu_name.empty()) {
     return fail(
         "--gpu: required; give a catalog key (h100-sxm, h200, rtx-pro-6000, ...) or the name "
         "nvidia-smi prints");
   }
-  auto gpu = GpuCatalog::builtin().find(o.gpu);
+  auto gpu = GpuCatalog::builtin().find(gpu_name);
   if (!gpu)
     return gpu.error();
   s.hardware.gpu = *gpu->spec;
@@ -113,6 +130,16 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   s.calibration.non_torch_gib = o.non_torch_gib;
   s.calibration.cuda_graph_gib = o.cuda_graph_gib;
   s.calibration.kv_memory_gib = o.kv_memory_gib;
+
+  if (from_log) {
+    // Figures typed on the command line win over the log's.
+    for (const std::string& name : calibration_field_names()) {
+      std::optional<double>* mine = calibration_field(s.calibration, name);
+      std::optional<double>* logged = calibration_field(from_log->calibration, name);
+      if (mine != nullptr && logged != nullptr && !mine->has_value()) *mine = *logged;
+    }
+    s.calibration.source = "--calibrate-from " + o.calibrate_from;
+  }
 
   s.environment = s.command.environment;
   for (const std::string& kv : o.env) {

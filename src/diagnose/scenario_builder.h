@@ -17,6 +17,7 @@ struct ScenarioOptions {
   std::string gpu;
   std::optional<int> gpus;
   std::string model;
+  std::string calibrate_from;  // a log whose memory figures (and GPU name) calibrate the plan
   std::optional<double> free_before_load_gib;
   std::optional<double> free_after_load_gib;
   // Memory-profile calibration (engines/scenario.h Calibration), GiB.

@@ -45,7 +45,7 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
                                  line == r.log.calibration_lines.end() ? std::string() : fmt::format(" (line {})", line->second)));
   }
   out += fmt::format("  rebuilt: {} on {}{}; {}; {}\n", r.scenario.model.source, r.scenario.hardware.gpu.key,
-                     r.gpu_known ? "" : " (stand-in)", fmt::join(memory, ", "),
+                     r.gpu_known ? "" : " (stand-in)", memory.empty() ? std::string("no memory figures") : fmt::format("{}", fmt::join(memory, ", ")),
                      r.log.typed_command_known ? "launch command from the log" : "settings from the log's argument dump");
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";
   out += "\n";

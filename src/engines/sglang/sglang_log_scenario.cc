@@ -231,10 +231,11 @@ std::vector<Finding> sglang_log_consistency(const std::vector<Fact>& facts) {
       }
       if (*typed / dp != *limit) {
         out.push_back({Severity::kWarning, "log-contradicts-command", {fmt::format("--max-running-requests {}", *typed)},
-                       fmt::format("the launch command (line {}) sets --max-running-requests {} but the log's final line "
+                       fmt::format("the launch command ({}) sets --max-running-requests {} but the log's final line "
                                    "(line {}) says max_running_requests={}, and no warning explains the difference: the "
                                    "log may come from another run",
-                                   typed_line, *typed, capacity->line, *limit),
+                                   typed_line == 0 ? std::string("given after --") : fmt::format("line {}", typed_line), *typed,
+                                   capacity->line, *limit),
                        "R5.4", "managers/scheduler.py::Scheduler.init_model_worker"});
       }
     }
