@@ -43,6 +43,7 @@ struct ServingShape {
 
   // Parallelism and per-GPU bytes for the cost model.
   int tp = 1;
+  int dp = 1;                          // data-parallel workers; the twin models one of them
   double kv_bytes_per_token = 0;       // per GPU, all layers, draft included
   double state_bytes_per_request = 0;  // per GPU
   double weight_bytes_per_gpu = 0;     // as measured (calibration); 0: estimate from the model

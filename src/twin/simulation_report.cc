@@ -67,6 +67,11 @@ std::string render_simulation_text(const SimulationReport& r) {
                      sc.model.source, r.shape.tp, sc.hardware.gpu.key);
   out += fmt::format("  {}\n", kModelNote);
   out += fmt::format("  limits      {}\n", limits_line(r));
+  if (r.shape.dp > 1)
+    out += fmt::format(
+        "  note        dp {}: one data-parallel worker is simulated, with its own limits; the "
+        "server as a whole has {} of them\n",
+        r.shape.dp, r.shape.dp);
   out += fmt::format("  efficiency  {}\n", efficiency_line(r));
   const bool closed = !r.points.empty() && r.points.front().load.closed_loop;
   out += fmt::format(
@@ -173,7 +178,9 @@ nlohmann::json simulation_json(const SimulationReport& r) {
         {"chunked_prefill_size", s.chunk_tokens},
         {"max_prefill_tokens", s.max_prefill_tokens},
         {"context_len", s.context_len},
-        {"speculative_draft_tokens", s.speculative_draft_tokens}}},
+        {"speculative_draft_tokens", s.speculative_draft_tokens},
+        {"data_parallel_workers_modelled", 1},
+        {"data_parallel_workers", s.dp}}},
       {"efficiency", eff},
       {"workload",
        {{"requests", r.requests},

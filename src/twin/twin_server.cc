@@ -64,6 +64,8 @@ int TwinServer::fail_to_start() {
 }
 
 int TwinServer::run() {
+  // A log reader that goes away must not kill the server (sockets already use MSG_NOSIGNAL).
+  std::signal(SIGPIPE, SIG_IGN);
   if (!plan_.starts || cost_ == nullptr)
     return fail_to_start();
   RealClock clock;
@@ -189,6 +191,11 @@ int TwinServer::run() {
                      "not the engine\n",
                      scenario_.engine.c_str(), scenario_.version.label.c_str(), bound.host.c_str(),
                      bound.port, options_.speed, options_.faults.any() ? ", faults on" : "");
+        if (shape_.dp > 1)
+          std::fprintf(
+              stdout,
+              "servescope twin: dp %d: one data-parallel worker is modelled, with its own limits\n",
+              shape_.dp);
         std::fflush(stdout);
         accept();
       } else if (l.mark == StartupMark::kReady) {

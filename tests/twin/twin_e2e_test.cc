@@ -119,6 +119,47 @@ TEST(TwinEndToEnd, TheStartupLogReadsBackToThePlansValues) {
   EXPECT_TRUE(tp0.count("server_ready"));
 }
 
+// Dense, MLA, sliding-window and hybrid linear-attention models: every line of the twin's log
+// is one `servescope logs` knows, and the capacity line carries the plan's numbers.
+TEST(TwinEndToEnd, EveryModelFamilysStartupLogReadsBackWithNoUnknownLine) {
+  for (const char* model : {"meta-llama/Llama-3.1-8B-Instruct", "deepseek-ai/DeepSeek-V3",
+                            "openai/gpt-oss-120b", "Qwen/Qwen3-Next-80B-A3B-Instruct"}) {
+    SCOPED_TRACE(model);
+    const std::vector<std::string> command = {
+        "python", "-m", "sglang.launch_server", "--model-path", model, "--tp", "8"};
+    TwinProcess twin({"--gpu", "h200", "--gpus", "8", "--no-access-log"}, command);
+    ASSERT_GT(twin.wait_port(), 0) << twin.err();
+    ASSERT_TRUE(twin.wait_ready()) << twin.err();
+    twin.signal(SIGTERM);
+    ASSERT_TRUE(twin.wait_exit(std::chrono::seconds(5)));
+    int code = 0;
+    const json logs = json::parse(
+        run_capture(std::string(SERVESCOPE_BINARY) + " logs --json " + twin.err_path, &code),
+        nullptr, false);
+    ASSERT_EQ(code, 0);
+    std::string joined;
+    for (const std::string& w : command)
+      joined += " " + w;
+    const json plan = json::parse(
+        run_capture(std::string(SERVESCOPE_BINARY) + " plan --json --gpu h200 --gpus 8 --" + joined,
+                    &code),
+        nullptr, false);
+    ASSERT_EQ(code, 0);
+    EXPECT_EQ(logs["counts"]["unknown"], 0);
+    EXPECT_EQ(logs["counts"]["unknown_capacity"], 0);
+    bool found = false;
+    for (const json& f : logs["facts"]) {
+      if (f["kind"] != "capacity" || found)
+        continue;
+      found = true;
+      EXPECT_EQ(f["fields"]["max_total_num_tokens"], plan["outputs"]["max_total_num_tokens"]);
+      EXPECT_EQ(f["fields"]["max_running_requests"], plan["outputs"]["max_running_requests"]);
+      EXPECT_EQ(f["fields"]["context_len"], plan["outputs"]["context_len"]);
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
 TEST(TwinEndToEnd, CurlReceivesValidSseEndingInDone) {
   TwinProcess twin(founding_options({"--speed", "inf"}), founding_command());
   ASSERT_GT(twin.wait_port(), 0) << twin.err();

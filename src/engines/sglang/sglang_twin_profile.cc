@@ -103,6 +103,7 @@ Result<ServingShape> SglangTwinProfile::serving_shape(const Scenario& scenario,
     s.speculative_draft_tokens = int_node(plan, "speculative_num_draft_tokens.resolved", 0);
   }
   s.tp = static_cast<int>(std::max<std::int64_t>(1, int_node(plan, "arg.tp_size", 1)));
+  s.dp = static_cast<int>(std::max<std::int64_t>(1, int_node(plan, "arg.dp_size", 1)));
   s.kv_bytes_per_token = number_node(plan, "kv_cell_bytes", 0);
   const Node* before = plan.graph.find("free_before_load_gib");
   const Node* after = plan.graph.find("free_after_load_gib");
