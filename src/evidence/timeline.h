@@ -61,7 +61,6 @@ class Timeline {
   std::vector<TimelinePoint> points_;  // completed points, each `stride_` samples
   TimelinePoint pending_;
   std::uint32_t stride_ = 1;
-  double throughput_sum_pending_ = 0;
   std::uint64_t samples_ = 0;
   std::uint64_t decode_samples_ = 0;
   std::string last_timestamp_;

@@ -217,19 +217,19 @@ std::string render_logs_text(const LogFacts& facts, const std::string& file_name
   for (const UnknownLine& u : c.unknown_capacity_samples)
     out += fmt::format("  ? {}: {}\n", line_ref(u.line),
                        u.text.size() > 110 ? u.text.substr(0, 107) + "..." : u.text);
-  std::string oddities;
+  std::vector<std::string> oddities;
   if (c.truncated_last_line)
-    oddities += " · the last line has no newline (cut?)";
+    oddities.push_back("the last line has no newline (cut?)");
   if (c.overlong > 0)
-    oddities += fmt::format(" · {} overlong lines cut", c.overlong);
+    oddities.push_back(fmt::format("{} overlong lines cut", c.overlong));
   if (c.invalid_utf8 > 0)
-    oddities += fmt::format(" · {} lines with invalid UTF-8", c.invalid_utf8);
+    oddities.push_back(fmt::format("{} lines with invalid UTF-8", c.invalid_utf8));
   for (const auto& [kind, n] : facts.dropped()) {
     if (kind != "decode_batch" && kind != "prefill_batch")
-      oddities += fmt::format(" · {} {} facts not kept", n, kind);
+      oddities.push_back(fmt::format("{} {} facts not kept", n, kind));
   }
-  if (!oddities.empty())
-    out += "  " + oddities.substr(3) + "\n";
+  for (std::size_t i = 0; i < oddities.size(); ++i)
+    out += (i == 0 ? "  " : " · ") + oddities[i] + (i + 1 == oddities.size() ? "\n" : "");
   return out;
 }
 
