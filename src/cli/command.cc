@@ -17,6 +17,7 @@ const std::vector<Command>& commands() {
       {"models", "list the bundled model configs", run_models},
       {"simulate", "simulate serving under the plan's limits with a roofline cost model", run_simulate},
       {"twin", "serve the engine's HTTP API from the plan: its log, limits, queueing and metrics", run_twin},
+      {"bench", "drive a server with load: latency from the intended send, real concurrency", run_bench},
   };
   return kCommands;
 }

@@ -109,6 +109,8 @@ class Engine {
   /// How the engine behaves when the twin plays it (engines/twin_profile.h), or nullptr
   /// while the engine has none.
   virtual const class TwinProfile* twin_profile() const { return nullptr; }
+  /// How a load generator reads this engine's server (engines/client_profile.h), or nullptr.
+  virtual const struct ClientProfile* client_profile() const { return nullptr; }
 };
 
 /// All engines servescope models.

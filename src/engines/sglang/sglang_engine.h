@@ -23,6 +23,7 @@ class SglangEngine final : public Engine {
   Result<LogScenario> scenario_from_log(const std::vector<Fact>& facts) const override;
   std::vector<Finding> check_log_consistency(const std::vector<Fact>& facts) const override;
   const TwinProfile* twin_profile() const override;
+  const ClientProfile* client_profile() const override;
   std::unique_ptr<LogGrammar> log_grammar() const override;
 };
 

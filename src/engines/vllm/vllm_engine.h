@@ -15,6 +15,7 @@ class VllmEngine final : public Engine {
   int gpus_needed(const LaunchCommand& command) const override;
   Result<Plan> plan(const Scenario& scenario) const override;
   std::vector<std::string> output_names() const override;
+  const ClientProfile* client_profile() const override;
 };
 
 }  // namespace servescope::vllm

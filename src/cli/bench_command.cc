@@ -1,0 +1,317 @@
+// servescope bench --url URL [--api NAME] [--model NAME] (--concurrency C[,C...] | --rate
+//   R[,R...] [--arrival poisson|constant|gamma:K] [--concurrency CAP]) (--requests N |
+//   --duration D) [--input-len SPEC] [--output-len SPEC] [--dataset random|FILE.jsonl]
+//   [--warmup N] [--seed S] [--timeout D] [--json FILE] [--csv FILE] [--markdown FILE]
+//   [--details] [--expect-from LOG | scenario options -- CMD]
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/scenario_cli.h"
+#include "engines/engine.h"
+#include "evidence/log_reader.h"
+#include "load/bench_session.h"
+#include "report/bench_export.h"
+#include "report/bench_text.h"
+
+namespace servescope {
+namespace {
+
+// "30" and "30s" are seconds; also "500ms", "2m", "1h".
+Result<double> parse_duration(const std::string& text, const std::string& option) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  double scale = 0;
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 1e-3;
+  else if (unit == "m" || unit == "min")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
+  if (used == 0 || scale == 0 || !(v > 0) || std::isinf(v))
+    return fail(fmt::format("{} {}: give a positive duration like 30s, 500ms, 2m or 1h", option,
+                            text));
+  return v * scale;
+}
+
+bool stderr_is_terminal() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDERR_FILENO) == 1 && (term == nullptr || std::string(term) != "dumb");
+}
+
+Status write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return ok_status();
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    return fail(fmt::format("{}: cannot write the file", path));
+  out << text;
+  return ok_status();
+}
+
+// max_running_requests as a log states it (through its engine's scenario reading).
+Result<BenchExpectation> expectation_from_log(const std::string& path) {
+  auto facts = read_log_file(path);
+  if (!facts)
+    return fail(facts.message());
+  auto engine = find_engine(facts->engine());
+  if (!engine)
+    return fail(fmt::format("--expect-from {}: {}", path, engine.message()));
+  auto scenario = (*engine)->scenario_from_log(facts->all());
+  if (!scenario)
+    return fail(fmt::format("--expect-from {}: {}", path, scenario.message()));
+  const LoggedFigure* best = nullptr;
+  for (const LoggedFigure& f : scenario->figures) {
+    if (f.output == "max_running_requests" && f.value.is_number() &&
+        (best == nullptr || (best->from_defaults && !f.from_defaults)))
+      best = &f;
+  }
+  if (best == nullptr)
+    return fail(fmt::format("--expect-from {}: the log does not state max_running_requests", path));
+  return BenchExpectation{fmt::format("the log {} (line {})", path, best->line),
+                          best->value.as_number()};
+}
+
+Result<BenchExpectation> expectation_from_plan(const ScenarioOptions& options) {
+  auto built = build_scenario(options);
+  if (!built)
+    return fail(built.message());
+  auto plan = built->engine->plan(built->scenario);
+  if (!plan)
+    return fail(plan.message());
+  if (!plan->has_output("max_running_requests") ||
+      !plan->output("max_running_requests").is_number())
+    return fail("the plan has no max_running_requests to hold the run against");
+  return BenchExpectation{"the plan", plan->output("max_running_requests").as_number()};
+}
+
+}  // namespace
+
+ExitStatus run_bench(const CommandArgs& args) {
+  CLI::App app(
+      "Drive an LLM server with load and measure it correctly: latency from the intended send "
+      "time next to the actual send, per-token inter-token latency, and how many requests the "
+      "server really ran at once (its own metrics, scraped during the run).",
+      "bench");
+  std::string url, api = "openai-completions", model, concurrency, rate, arrival = "poisson";
+  std::string duration, timeout = "300s", scrape_interval = "250ms";
+  std::string input_len = "1024", output_len = "256", dataset = "random";
+  std::string json_path, csv_path, md_path, expect_from, engine_names;
+  std::int64_t requests = 0, warmup = 0;
+  std::uint64_t seed = 1;
+  bool no_stream = false, no_ignore_eos = false, no_continuous_usage = false, details = false;
+  bool no_server_view = false, quiet = false;
+  ScenarioOptions scenario;
+  app.add_option("--url", url, "The server, http://HOST:PORT (the only address contacted)")
+      ->required();
+  std::string api_help = "API: openai-completions, openai-chat";
+  for (const std::string& name : api_names())
+    if (name.rfind("openai-", 0) != 0)
+      api_help += ", " + name;
+  app.add_option("--api", api, api_help)->capture_default_str();
+  app.add_option("--model", model, "Model name to send (default: the first of GET /v1/models)");
+  app.add_option("--concurrency", concurrency,
+                 "Closed loop: requests in flight, C or C1,C2,... (a sweep); with --rate, the "
+                 "cap on requests in flight");
+  app.add_option("--rate", rate, "Open loop: requests per second, R or R1,R2,... (a sweep)");
+  app.add_option("--arrival", arrival, "Open-loop arrivals: poisson, constant or gamma:K")
+      ->capture_default_str();
+  app.add_option("--requests", requests, "Requests per point (after the warm-up)");
+  app.add_option("--duration", duration, "Time per point instead of a count: 30s, 2m ...");
+  app.add_option("--input-len", input_len,
+                 "Prompt tokens of synthetic prompts: N, uniform:A:B, normal:MEAN:SD or a JSONL "
+                 "file of (input, output)")
+      ->capture_default_str();
+  app.add_option("--output-len", output_len,
+                 "Output tokens asked for: same forms (overrides a dataset's lengths)")
+      ->capture_default_str();
+  app.add_option("--dataset", dataset,
+                 "random (synthetic prompts) or a JSONL file: ShareGPT conversations or "
+                 "{\"prompt\": ..., \"output_len\": N}")
+      ->capture_default_str();
+  app.add_option("--warmup", warmup, "Requests sent first at each point and left out")
+      ->capture_default_str();
+  app.add_option("--seed", seed, "Seed of prompts, lengths and arrivals")->capture_default_str();
+  app.add_option("--timeout", timeout, "Longest a request may take from its send")
+      ->capture_default_str();
+  app.add_option("--json", json_path, "Write the results as JSON to FILE (- for stdout)");
+  app.add_option("--csv", csv_path, "Write one CSV row per point to FILE (- for stdout)");
+  app.add_option("--markdown", md_path, "Write the table as Markdown to FILE (- for stdout)");
+  app.add_flag("--details", details, "Put every request's record in the JSON");
+  app.add_flag("--no-stream", no_stream, "Ask for whole responses instead of event streams");
+  app.add_flag("--no-ignore-eos", no_ignore_eos,
+               "Let the model stop at its end-of-sequence token (default: ignore_eos, so outputs "
+               "have the asked length)");
+  app.add_flag("--no-continuous-usage", no_continuous_usage,
+               "Do not ask for usage in every stream event (per-token ITL is then estimated "
+               "when events carry several tokens)");
+  app.add_option("--engine-metrics", engine_names,
+                 "Read the server's metrics with this engine's names (default: detected)");
+  app.add_flag("--no-server-view", no_server_view,
+               "Do not read the server's metrics and status endpoints during the run");
+  app.add_option("--scrape-interval", scrape_interval, "Time between reads of the server's view")
+      ->capture_default_str();
+  app.add_option("--expect-from", expect_from,
+                 "A server log whose max_running_requests the run is held against");
+  app.add_flag("--quiet", quiet, "No progress line");
+  add_scenario_options(app, scenario);
+  if (auto exit = parse_command_line(app, args))
+    return *exit;
+
+  BenchOptions o;
+  auto parsed_url = parse_server_url(url);
+  if (!parsed_url)
+    return usage_error(parsed_url.message());
+  o.url = *parsed_url;
+  auto parsed_api = resolve_api(api);
+  if (!parsed_api)
+    return usage_error(parsed_api.message());
+  o.api = *parsed_api;
+  o.model = model;
+  o.stream = !no_stream;
+  o.ignore_eos = !no_ignore_eos;
+  o.continuous_usage = !no_continuous_usage;
+  o.details = details;
+  o.engine = engine_names;
+  o.watch_server = !no_server_view;
+  o.generator = "servescope";
+
+  if (concurrency.empty() && rate.empty())
+    return usage_error("bench: give --concurrency C (closed loop) or --rate R (open loop)");
+  if ((requests > 0) == !duration.empty())
+    return usage_error("bench: give exactly one of --requests N and --duration D");
+  if (requests < 0 || warmup < 0)
+    return usage_error("bench: --requests and --warmup must not be negative");
+  std::vector<double> conc_values, rate_values;
+  if (!concurrency.empty()) {
+    auto v = parse_number_list(concurrency, "--concurrency");
+    if (!v)
+      return usage_error(v.message());
+    conc_values = *v;
+    for (double c : conc_values)
+      if (c != std::floor(c) || c > 1e6)
+        return usage_error("bench: --concurrency takes whole numbers up to 1,000,000");
+  }
+  if (!rate.empty()) {
+    auto v = parse_number_list(rate, "--rate");
+    if (!v)
+      return usage_error(v.message());
+    rate_values = *v;
+  }
+  if (conc_values.size() > 1 && rate_values.size() > 1)
+    return usage_error("bench: sweep either --concurrency or --rate, not both");
+  auto arrival_process = ArrivalProcess::parse(arrival);
+  if (!arrival_process)
+    return usage_error(arrival_process.message());
+  auto timeout_s = parse_duration(timeout, "--timeout");
+  if (!timeout_s)
+    return usage_error(timeout_s.message());
+  double duration_s = 0;
+  if (!duration.empty()) {
+    auto d = parse_duration(duration, "--duration");
+    if (!d)
+      return usage_error(d.message());
+    duration_s = *d;
+  }
+  auto interval = parse_duration(scrape_interval, "--scrape-interval");
+  if (!interval)
+    return usage_error(interval.message());
+  o.scrape_interval_s = *interval;
+
+  PointPlan base;
+  base.arrival = *arrival_process;
+  base.requests = requests;
+  base.duration_s = duration_s;
+  base.warmup = warmup;
+  base.timeout_s = *timeout_s;
+  base.seed = seed;
+  if (rate_values.empty()) {
+    for (double c : conc_values) {
+      PointPlan p = base;
+      p.closed_loop = true;
+      p.concurrency = static_cast<int>(c);
+      o.points.push_back(p);
+    }
+  } else {
+    const std::size_t n = std::max(rate_values.size(), std::max<std::size_t>(conc_values.size(), 1));
+    for (std::size_t i = 0; i < n; ++i) {
+      PointPlan p = base;
+      p.closed_loop = false;
+      p.rate = rate_values[rate_values.size() == 1 ? 0 : i];
+      p.concurrency =
+          conc_values.empty() ? 0 : static_cast<int>(conc_values[conc_values.size() == 1 ? 0 : i]);
+      o.points.push_back(p);
+    }
+  }
+
+  o.dataset.source = dataset;
+  o.dataset.input_len = input_len;
+  o.dataset.output_len = output_len;
+  o.dataset.output_len_given = app.count("--output-len") > 0;
+  o.dataset.seed = seed;
+
+  if (!expect_from.empty() && !args.launch_command.empty())
+    return usage_error("bench: give --expect-from LOG or a launch command after --, not both");
+  if (!expect_from.empty()) {
+    auto e = expectation_from_log(expect_from);
+    if (!e)
+      return usage_error(e.message());
+    o.expected = *e;
+  } else if (!args.launch_command.empty()) {
+    scenario.command = args.launch_command;
+    auto e = expectation_from_plan(scenario);
+    if (!e)
+      return usage_error(e.message());
+    o.expected = *e;
+  }
+
+  const bool live = !quiet && stderr_is_terminal();
+  BenchProgressFn progress;
+  if (live) {
+    progress = [](int point, int points, const ProgressInfo& info) {
+      std::cerr << "\r\033[K"
+                << render_bench_progress(point, points, info.elapsed_s, info.done, info.failed,
+                                         info.total, info.duration_s, info.in_flight)
+                << std::flush;
+    };
+  }
+  auto report = run_bench(o, progress);
+  if (live)
+    std::cerr << "\r\033[K" << std::flush;
+  if (!report)
+    return usage_error(report.message());
+
+  const bool machine_stdout = json_path == "-" || csv_path == "-" || md_path == "-";
+  if (!machine_stdout)
+    std::cout << render_bench_text(*report);
+  if (!json_path.empty())
+    if (Status st = write_output(json_path, bench_json(*report, details).dump(2) + "\n"); !st)
+      return usage_error(st.message());
+  if (!csv_path.empty())
+    if (Status st = write_output(csv_path, bench_csv(*report)); !st)
+      return usage_error(st.message());
+  if (!md_path.empty())
+    if (Status st = write_output(md_path, bench_markdown(*report)); !st)
+      return usage_error(st.message());
+  for (const BenchPoint& p : report->points)
+    if (!p.cross_check.empty() && !p.cross_check_agrees)
+      return ExitStatus::kFindings;
+  return ExitStatus::kOk;
+}
+
+}  // namespace servescope

@@ -1,0 +1,148 @@
+#include "load/bench_session.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "load/asio_client.h"
+#include "load/cross_check.h"
+#include "load/point_summary.h"
+#include "load/server_watcher.h"
+
+namespace servescope {
+namespace {
+
+class ProgressAdapter final : public ProgressSink {
+ public:
+  ProgressAdapter(const BenchProgressFn& fn, int point, int points)
+      : fn_(fn), point_(point), points_(points) {}
+  void progress(const ProgressInfo& info) override { fn_(point_, points_, info); }
+
+ private:
+  const BenchProgressFn& fn_;
+  int point_, points_;
+};
+
+std::string first_model_id(const std::string& body) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("data") || !j["data"].is_array() ||
+      j["data"].empty() || !j["data"][0].is_object() || !j["data"][0].contains("id") ||
+      !j["data"][0]["id"].is_string())
+    return "";
+  return j["data"][0]["id"].get<std::string>();
+}
+
+}  // namespace
+
+Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& progress) {
+  AsioLoop loop;
+  auto transport = AsioTransport::open(loop, o.url);
+  if (!transport)
+    return fail(transport.message());
+  auto side = AsioTransport::open(loop, o.url);  // scrapes and probes: their own connections
+  if (!side)
+    return fail(side.message());
+
+  BenchReport report;
+  report.generator = o.generator;
+  report.url = o.url.str();
+  report.api = o.api.name;
+  report.stream = o.stream;
+  report.expected = o.expected;
+  report.seed = o.dataset.seed;
+  if (!o.points.empty()) {
+    report.requests = o.points.front().requests;
+    report.duration_s = o.points.front().requests > 0 ? 0 : o.points.front().duration_s;
+    report.timeout_s = o.points.front().timeout_s;
+  }
+
+  std::string model = o.model;
+  if (model.empty() && o.api.kind != ApiKind::kNative) {
+    auto models = fetch(loop, **side, http_get(o.url, "/v1/models"), 5.0,
+                        o.url.str() + "/v1/models");
+    if (models && models->status == 200)
+      model = first_model_id(models->body);
+  }
+  report.model = model;
+
+  // Whose metric names: the one asked for, or the one the metrics text carries.
+  const ClientProfile* profile = nullptr;
+  std::string why_no_view;
+  if (o.watch_server) {
+    if (!o.engine.empty()) {
+      profile = client_profile_named(o.engine);
+      if (profile == nullptr)
+        why_no_view = fmt::format("no metric names are known for engine {}", o.engine);
+    } else {
+      std::string metrics_path = "/metrics";
+      auto text = fetch(loop, **side, http_get(o.url, metrics_path), 5.0,
+                        o.url.str() + metrics_path);
+      if (!text)
+        why_no_view = text.message();
+      else if (text->status != 200)
+        why_no_view = fmt::format("{}{} answered HTTP {}", o.url.str(), metrics_path, text->status);
+      else if ((profile = detect_client_profile(text->body)) == nullptr)
+        why_no_view = fmt::format("{}{} carries no running-requests gauge of a known engine",
+                                  o.url.str(), metrics_path);
+    }
+  } else {
+    why_no_view = "--no-server-view";
+  }
+
+  // Every request body before the first send: no tokenising or formatting on the send path.
+  DatasetOptions dataset_options = o.dataset;
+  std::size_t largest = 0;
+  for (const PointPlan& p : o.points)
+    largest = std::max<std::size_t>(
+        largest, p.requests > 0 ? static_cast<std::size_t>(p.requests + p.warmup) : 4096);
+  dataset_options.count = std::min<std::size_t>(std::max<std::size_t>(largest, 1), 10000);
+  auto dataset = load_dataset(dataset_options);
+  if (!dataset)
+    return fail(dataset.message());
+  report.dataset = dataset->description;
+  BodyOptions body_options;
+  body_options.model = model;
+  body_options.stream = o.stream;
+  body_options.ignore_eos = o.ignore_eos;
+  body_options.continuous_usage = o.continuous_usage;
+  std::vector<PreparedRequest> pool;
+  pool.reserve(dataset->items.size());
+  for (const PromptItem& item : dataset->items) {
+    PreparedRequest r;
+    r.bytes = http_post(o.url, o.api.path,
+                        request_body(o.api, item.prompt, item.output_tokens, body_options), o.stream);
+    r.input_tokens = item.input_tokens;
+    r.output_tokens = item.output_tokens;
+    pool.push_back(std::move(r));
+  }
+
+  LoadRunner runner(loop, **transport, o.api, o.stream, pool);
+  const int n = static_cast<int>(o.points.size());
+  for (int i = 0; i < n; ++i) {
+    const PointPlan& plan = o.points[static_cast<std::size_t>(i)];
+    std::unique_ptr<ServerWatcher> watcher;
+    if (profile != nullptr)
+      watcher = std::make_unique<ServerWatcher>(loop, **side, o.url, *profile, o.scrape_interval_s);
+    std::unique_ptr<ProgressAdapter> adapter;
+    if (progress)
+      adapter = std::make_unique<ProgressAdapter>(progress, i + 1, n);
+    PointData data = runner.run(plan, watcher.get(), adapter.get());
+    BenchPoint point = summarize_point(plan, data, o.details);
+    if (watcher) {
+      point.server = watcher->take_view();
+      if (point.server.samples.empty()) {
+        point.server.available = false;
+        point.server.why_unavailable = "every scrape failed";
+      }
+    } else {
+      point.server.available = false;
+      point.server.why_unavailable = why_no_view;
+    }
+    if (o.expected)
+      cross_check_point(point, *o.expected);
+    report.points.push_back(std::move(point));
+  }
+  return report;
+}
+
+}  // namespace servescope

@@ -1,0 +1,48 @@
+// What a run sends: prompts with the output length each asks for. Synthetic prompts of a
+// target token count (words that are one token each in common tokenizers, drawn at random so
+// no two prompts share a cached prefix), or prompts from a JSONL file — ShareGPT conversations
+// (the first human turn; the reply's length as the output length unless --output-len is
+// given) or {"prompt": ..., "output_len": N}. Token counts of file prompts are estimated
+// (4 bytes a token) before the run, never on the send path; the server's usage.prompt_tokens
+// is what the report holds them against.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "twin/workload.h"
+
+namespace servescope {
+
+struct PromptItem {
+  std::string prompt;
+  std::int64_t input_tokens = 0;   // target (synthetic) or estimate (file)
+  std::int64_t output_tokens = 0;  // requested max_tokens
+};
+
+struct DatasetOptions {
+  std::string source = "random";  // "random" or a JSONL file
+  std::string input_len = "1024";
+  std::string output_len = "256";
+  bool output_len_given = false;  // --output-len was typed (overrides a file's lengths)
+  std::uint64_t seed = 1;
+  std::size_t count = 1000;  // items to prepare
+};
+
+struct Dataset {
+  std::vector<PromptItem> items;
+  std::string description;  // "random · input 1024 · output 256", "sharegpt.jsonl (9,000 rows)"
+  bool input_estimated = false;
+  bool output_estimated = false;
+};
+
+/// Prepares `options.count` items (a file's rows are cycled or cut to that count).
+Result<Dataset> load_dataset(const DatasetOptions& options);
+
+/// A synthetic prompt of `tokens` words drawn from `random`.
+std::string synthetic_prompt(std::int64_t tokens, Random& random);
+
+}  // namespace servescope

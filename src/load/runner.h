@@ -1,0 +1,141 @@
+// Runs one sweep point: sends requests on a schedule through a Transport, on one EventLoop,
+// with no thread per request. Closed loop: C requests in flight, each sent when the previous
+// one on its slot ends. Open loop: intended send times from an arrival process, precomputed
+// one at a time so lateness never shifts the schedule; an optional cap on requests in flight
+// makes the rest wait (that wait is the client queue, counted from the intended time, as
+// wrk2 counts it). Every run is bounded by its request count or its duration, and every
+// request by its timeout.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "load/api.h"
+#include "load/event_loop.h"
+#include "load/request_record.h"
+#include "load/response_reader.h"
+#include "load/transport.h"
+#include "report/bench_report.h"
+#include "twin/workload.h"
+
+namespace servescope {
+
+struct PointPlan {
+  bool closed_loop = true;
+  int concurrency = 1;  // closed loop: in flight; open loop: the cap (0: none)
+  double rate = 0;      // open loop: requests per second
+  ArrivalProcess arrival;
+  std::int64_t requests = 0;  // measured requests; 0: bounded by duration_s
+  double duration_s = 0;
+  std::int64_t warmup = 0;  // requests sent first and left out of the figures
+  double timeout_s = 60;
+  std::uint64_t seed = 1;
+};
+
+struct PreparedRequest {
+  std::string bytes;  // the whole HTTP request
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+};
+
+/// Everything recorded during one point; point_summary.h turns it into a BenchPoint.
+struct PointData {
+  std::vector<RequestRecord> records;  // in completion order, warm-up included (flagged)
+  std::vector<float> itl_token_ms;     // one per output token after the first
+  std::vector<float> itl_event_ms;     // one per content event after the first
+  std::uint64_t itl_usage_requests = 0;      // requests timed from per-event usage
+  std::uint64_t itl_one_per_event = 0;       // requests whose events carried one token each
+  std::uint64_t itl_estimated_requests = 0;  // requests whose per-event counts were estimated
+  std::array<std::string, kErrorKinds> first_error;
+  std::vector<InFlightBucket> in_flight;  // 100 ms buckets from the start
+  int in_flight_max = 0;
+  double start = 0;  // loop time of the point's start
+  double end = 0;
+  bool stopped_at_deadline = false;
+};
+
+struct ProgressInfo {
+  double elapsed_s = 0;
+  std::uint64_t done = 0;  // measured requests ended
+  std::uint64_t failed = 0;
+  std::uint64_t total = 0;  // 0 with a duration bound
+  double duration_s = 0;
+  int in_flight = 0;
+};
+
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void progress(const ProgressInfo& info) = 0;
+};
+
+/// Watches the server during a point (server_watcher.h).
+class PointObserver {
+ public:
+  virtual ~PointObserver() = default;
+  virtual void start(double t0, std::function<int()> in_flight) = 0;
+  /// The point's requests are over: take a last look, then call `then` (bounded in time).
+  virtual void finish(std::function<void()> then) = 0;
+};
+
+class LoadRunner {
+ public:
+  LoadRunner(EventLoop& loop, Transport& transport, const ApiSpec& api, bool stream,
+             const std::vector<PreparedRequest>& pool);
+  ~LoadRunner();
+  PointData run(const PointPlan& plan, PointObserver* observer = nullptr,
+                ProgressSink* progress = nullptr);
+
+ private:
+  struct Active;
+  friend struct Active;
+
+  bool may_send() const;
+  void issue(double intended, double ready);
+  void finish(Active* active);
+  void collect(const Active& active);
+  void on_arrival();
+  void drain_pending();
+  void sweep();
+  void tick_progress();
+  void in_flight_changed(int delta);
+  void maybe_end();
+  void end_point();
+
+  EventLoop& loop_;
+  Transport& transport_;
+  const ApiSpec& api_;
+  bool stream_;
+  const std::vector<PreparedRequest>& pool_;
+
+  PointPlan plan_;
+  PointData data_;
+  PointObserver* observer_ = nullptr;
+  ProgressSink* progress_ = nullptr;
+  std::vector<std::unique_ptr<Active>> all_;
+  std::vector<Active*> free_;
+  std::vector<Active*> active_;
+  std::vector<EventLoop::TimerId> backoff_timers_;
+  std::vector<double> pending_;  // intended times waiting for a slot (FIFO from pending_head_)
+  std::size_t pending_head_ = 0;
+  std::unique_ptr<Random> random_;
+  double t0_ = 0;
+  double next_arrival_ = 0;
+  double last_free_ = -1e300;  // when a full cap last freed a slot
+  std::uint64_t issued_ = 0;
+  std::uint64_t arrivals_ = 0;
+  std::uint64_t measured_done_ = 0;
+  std::uint64_t measured_failed_ = 0;
+  int in_flight_ = 0;
+  double in_flight_since_ = 0;
+  bool ending_ = false;
+  bool ended_ = false;
+  EventLoop::TimerId arrival_timer_ = 0, sweep_timer_ = 0, progress_timer_ = 0,
+                     deadline_timer_ = 0;
+};
+
+}  // namespace servescope

@@ -1,0 +1,133 @@
+// An incremental server-sent-events parser (WHATWG HTML §9.2.6): bytes go in as they arrive,
+// split anywhere; each complete event's data comes out. Lines end in LF, CRLF or CR; `data:`
+// lines join with LF; comments and other fields are skipped but lines that are not SSE at all
+// are counted, so a caller can tell garbage from a quiet stream. Memory is bounded: an event
+// longer than the limit is an error, never buffered further.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace servescope {
+
+class SseParser {
+ public:
+  explicit SseParser(std::size_t max_event_bytes = std::size_t{4} << 20)
+      : max_event_bytes_(max_event_bytes) {}
+
+  enum class Status { kOk, kStop, kTooLong };
+
+  /// Feeds bytes; calls `on_event(std::string_view data)` for each complete event with data,
+  /// which returns false to stop parsing (the rest of `bytes` is not read). Returns kTooLong
+  /// once an event passes the limit (the parser is then spent).
+  template <class OnEvent>
+  Status feed(std::string_view bytes, OnEvent&& on_event);
+
+  /// Lines that were neither a field, a comment nor blank (garbage in the stream).
+  std::uint64_t foreign_lines() const { return foreign_lines_; }
+  std::uint64_t events() const { return events_; }
+  /// Bytes held for an unfinished line or event.
+  std::size_t pending_bytes() const { return line_.size() + data_.size(); }
+  void reset();
+
+ private:
+  // One complete line; returns false when the event callback asked to stop.
+  template <class OnEvent>
+  bool line(std::string_view text, OnEvent& on_event);
+
+  std::size_t max_event_bytes_;
+  std::string line_;  // an unfinished line carried to the next feed
+  std::string data_;  // the current event's data
+  bool has_data_ = false;
+  bool after_cr_ = false;  // the last byte seen was CR: a following LF belongs to it
+  bool too_long_ = false;
+  std::uint64_t foreign_lines_ = 0;
+  std::uint64_t events_ = 0;
+};
+
+template <class OnEvent>
+bool SseParser::line(std::string_view text, OnEvent& on_event) {
+  if (text.empty()) {
+    if (!has_data_)
+      return true;
+    has_data_ = false;
+    ++events_;
+    const bool go_on = on_event(std::string_view(data_));
+    data_.clear();
+    return go_on;
+  }
+  if (text.front() == ':')
+    return true;  // comment (keep-alive pings)
+  const std::size_t colon = text.find(':');
+  const std::string_view field = text.substr(0, colon);
+  std::string_view value;
+  if (colon != std::string_view::npos) {
+    value = text.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ')
+      value.remove_prefix(1);
+  }
+  if (field == "data") {
+    if (has_data_)
+      data_.push_back('\n');
+    data_.append(value);
+    has_data_ = true;
+    if (data_.size() > max_event_bytes_)
+      too_long_ = true;
+  } else if (field != "event" && field != "id" && field != "retry") {
+    ++foreign_lines_;
+  }
+  return true;
+}
+
+template <class OnEvent>
+SseParser::Status SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
+  if (too_long_)
+    return Status::kTooLong;
+  std::size_t i = 0;
+  const std::size_t n = bytes.size();
+  if (after_cr_ && n > 0 && bytes[0] == '\n')
+    i = 1;
+  after_cr_ = false;
+  while (i < n) {
+    // The next line end (LF or CR).
+    std::size_t end = i;
+    const char* p = bytes.data();
+    while (end < n && p[end] != '\n' && p[end] != '\r')
+      ++end;
+    if (end == n) {
+      line_.append(bytes.substr(i));
+      if (line_.size() + data_.size() > max_event_bytes_) {
+        too_long_ = true;
+        return Status::kTooLong;
+      }
+      return Status::kOk;
+    }
+    bool go_on;
+    if (line_.empty()) {
+      go_on = line(bytes.substr(i, end - i), on_event);
+    } else {
+      line_.append(bytes.substr(i, end - i));
+      std::string whole;
+      whole.swap(line_);
+      go_on = line(std::string_view(whole), on_event);
+      whole.clear();
+      line_.swap(whole);  // keep the capacity
+    }
+    if (too_long_)
+      return Status::kTooLong;
+    if (p[end] == '\r') {
+      if (end + 1 < n && p[end + 1] == '\n')
+        ++end;
+      else if (end + 1 == n)
+        after_cr_ = true;
+    }
+    i = end + 1;
+    if (!go_on)
+      return Status::kStop;
+  }
+  return Status::kOk;
+}
+
+}  // namespace servescope
