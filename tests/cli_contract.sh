@@ -55,7 +55,7 @@ printf 'hello\nworld\n' >"$tmp/other.log"
 expect_usage_error "logs: missing file" "missing.log: no such file" -- logs "$tmp/missing.log"
 expect_usage_error "logs: a directory" "is a directory" -- logs "$tmp/emptydir"
 expect_usage_error "logs: empty file" "empty.log: empty file" -- logs "$tmp/empty.log"
-expect_usage_error "logs: not a log" "no sglang log lines recognised in 2 lines" -- logs "$tmp/other.log"
+expect_usage_error "logs: not a log" "no sglang or vllm log lines recognised in 2 lines" -- logs "$tmp/other.log"
 corpus_log="$(dirname "$0")/../../shared/corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log"
 if [ -f "$corpus_log" ]; then
   "$bin" logs --json "$corpus_log" >"$tmp/logs.json" 2>"$tmp/err" || fail "logs --json exited $?: $(cat "$tmp/err")"

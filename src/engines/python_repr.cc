@@ -111,9 +111,52 @@ class ReprParser {
           continue;
         }
       }
-      // Something that is not `name=value`: skip to the next top-level comma.
+      // Something that is not `name=value`: skip to the next top-level comma (always moving:
+      // a stray closing bracket stops the skip where it starts).
+      call_.malformed = true;
+      const std::size_t before = i_;
+      skip_to_separator();
+      if (i_ == before)
+        ++i_;
+    }
+  }
+
+  // At the first character after a top-level '{': `'key': value` pairs become fields named by
+  // their key (nested objects flattened under it).
+  void parse_dict_body() {
+    while (true) {
+      skip_space();
+      if (at_end())
+        return;
+      if (s_[i_] == '}') {
+        ++i_;
+        call_.complete = true;
+        return;
+      }
+      if (s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (skip_elision()) {
+        call_.elided = true;
+        continue;
+      }
+      const std::size_t before = i_;
+      Value key = (s_[i_] == '\'' || s_[i_] == '"') ? Value(parse_string()) : Value();
+      skip_space();
+      if (key.is_string() && !at_end() && s_[i_] == ':') {
+        ++i_;
+        const std::string name = key.as_string();
+        const std::size_t slot = call_.fields.size();
+        call_.fields.push_back(Field{name, Value()});
+        Value v = parse_value(name, 0);
+        call_.fields[slot].value = std::move(v);
+        continue;
+      }
       call_.malformed = true;
       skip_to_separator();
+      if (i_ == before && !at_end())
+        ++i_;
     }
   }
 
@@ -456,6 +499,18 @@ PythonCall parse_python_call(std::string_view text) {
   }
   ReprParser parser(text, call, open + 1);
   parser.parse_call_body();
+  return call;
+}
+
+PythonCall parse_python_dict(std::string_view text) {
+  PythonCall call;
+  const std::size_t open = text.find('{');
+  if (open == std::string_view::npos) {
+    call.malformed = true;
+    return call;
+  }
+  ReprParser parser(text, call, open + 1);
+  parser.parse_dict_body();
   return call;
 }
 

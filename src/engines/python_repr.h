@@ -29,6 +29,10 @@ struct PythonCall {
 /// text yields the fields before the damage, and the flags say what happened.
 PythonCall parse_python_call(std::string_view text);
 
+/// The dict starting at the first `{` of `text` (vLLM's "non-default args: {...}"): each
+/// string key is a field, in order, with values and flattening as in PythonCall (`type` is "").
+PythonCall parse_python_dict(std::string_view text);
+
 /// One Python literal (`None`, `True`, `12`, `0.85`, `'x'`, `[1, 2]`), as in PythonCall.
 Value parse_python_literal(std::string_view text);
 

@@ -109,6 +109,14 @@ TEST(PythonRepr, DeepNestingAndGarbageNeverHang) {
   const PythonCall g = parse_python_call("A(=, ,,)) 'unterminated");
   EXPECT_TRUE(g.fields.empty());
   EXPECT_TRUE(parse_python_call("no call here").malformed);
+  // Stray closing brackets where a field should start (found by the fuzzer: it looped).
+  const PythonCall stray = parse_python_call("A(x=1, ] y=2)");
+  Fact sf;
+  sf.fields = stray.fields;
+  EXPECT_EQ(sf.integer("x"), 1);
+  EXPECT_EQ(sf.integer("y"), 2);
+  EXPECT_TRUE(stray.malformed);
+  EXPECT_TRUE(parse_python_call("A(x=]}]").malformed);
 }
 
 TEST(PythonRepr, Literals) {

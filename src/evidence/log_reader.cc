@@ -168,8 +168,10 @@ class Reader {
         if (c.lines == 0)
           return fail(fmt::format("{}: empty log", name_));
         std::string names;
-        for (auto& cand : candidates_)
-          names += (names.empty() ? "" : ", ") + std::string(cand->engine->name());
+        for (std::size_t i = 0; i < candidates_.size(); ++i) {
+          const char* sep = i == 0 ? "" : (i + 1 == candidates_.size() ? " or " : ", ");
+          names += sep + std::string(candidates_[i]->engine->name());
+        }
         return fail(fmt::format(
             "{}: no {} log lines recognised in {} lines; is this a server log? (--engine "
             "forces a grammar)",

@@ -4,6 +4,8 @@
 
 #include "core/text.h"
 #include "engines/vllm/vllm_command.h"
+#include "engines/vllm/vllm_log_grammar.h"
+#include "engines/vllm/vllm_log_scenario.h"
 #include "engines/vllm/vllm_planner.h"
 #include "engines/vllm/vllm_rules.h"
 
@@ -51,6 +53,18 @@ Result<Plan> VllmEngine::plan(const Scenario& scenario) const {
 
 std::vector<std::string> VllmEngine::output_names() const {
   return vllm_output_names();
+}
+
+std::unique_ptr<LogGrammar> VllmEngine::log_grammar() const {
+  return std::make_unique<VllmLogGrammar>();
+}
+
+Result<LogScenario> VllmEngine::scenario_from_log(const std::vector<Fact>& facts) const {
+  return vllm_scenario_from_log(facts);
+}
+
+std::vector<Finding> VllmEngine::check_log_consistency(const std::vector<Fact>& facts) const {
+  return vllm_log_consistency(facts);
 }
 
 }  // namespace servescope::vllm

@@ -15,6 +15,9 @@ class VllmEngine final : public Engine {
   int gpus_needed(const LaunchCommand& command) const override;
   Result<Plan> plan(const Scenario& scenario) const override;
   std::vector<std::string> output_names() const override;
+  std::unique_ptr<LogGrammar> log_grammar() const override;
+  Result<LogScenario> scenario_from_log(const std::vector<Fact>& facts) const override;
+  std::vector<Finding> check_log_consistency(const std::vector<Fact>& facts) const override;
   const ClientProfile* client_profile() const override;
 };
 

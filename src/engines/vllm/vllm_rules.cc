@@ -91,11 +91,7 @@ bool is_date(std::string_view s) {
   return true;
 }
 
-struct Release {
-  std::string name;
-  std::string date;
-  std::string evidence;
-};
+using Release = VllmRelease;
 
 const std::vector<Release>& releases() {
   static const std::vector<Release> kReleases = [] {
@@ -124,6 +120,10 @@ const std::vector<Release>& releases() {
 }
 
 }  // namespace
+
+const std::vector<VllmRelease>& vllm_releases() {
+  return releases();
+}
 
 const std::vector<ChangePoint>& change_points() {
   return kChangePoints;

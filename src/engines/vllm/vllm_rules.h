@@ -70,6 +70,15 @@ VllmRules rules_for_date(std::string_view date);
 /// The newest main date modelled (vllm-capacity.md §0: 52a31ccec, 2026-05-27).
 std::string_view newest_modelled_date();
 
+/// One row of data/vllm/releases.csv: a release and the main date its branch was cut from.
+struct VllmRelease {
+  std::string name;  // "0.19.0"
+  std::string date;  // "2026-03-29"
+  std::string evidence;
+};
+/// The release table, oldest first.
+const std::vector<VllmRelease>& vllm_releases();
+
 /// Resolves "" (newest), a release ("0.19.0", "v0.19.0") or a date ("2026-05-01").
 Result<EngineVersion> resolve_vllm_version(std::string_view spec);
 

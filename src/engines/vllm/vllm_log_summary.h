@@ -1,0 +1,17 @@
+// What a vLLM log says about its server (LogSummary): the model, the parallel sizes, the
+// memory profile and the capacity lines, problems and settings vLLM adjusted.
+#pragma once
+
+#include <vector>
+
+#include "engines/log_grammar.h"
+
+namespace servescope::vllm {
+
+LogSummary summarize_vllm_log(const std::vector<Fact>& facts);
+
+/// The fact of a kind that stands for the server: the first one printed by the server's own
+/// processes or rank 0 (untagged, APIServer, EngineCore, TP0), else the first one.
+const Fact* primary_fact(const std::vector<Fact>& facts, std::string_view kind);
+
+}  // namespace servescope::vllm

@@ -1,0 +1,186 @@
+#include "engines/vllm/vllm_version_inference.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "core/text.h"
+#include "engines/vllm/vllm_rules.h"
+
+namespace servescope::vllm {
+
+namespace {
+
+// "0.6.6.post1" → {0, 6, 6}; empty when not a version.
+std::vector<int> version_numbers(std::string_view v) {
+  std::vector<int> out;
+  if (!v.empty() && (v[0] == 'v' || v[0] == 'V'))
+    v.remove_prefix(1);
+  int current = -1;
+  for (char c : v) {
+    if (c >= '0' && c <= '9') {
+      current = (current < 0 ? 0 : current * 10) + (c - '0');
+    } else if (c == '.' && current >= 0) {
+      out.push_back(current);
+      current = -1;
+    } else {
+      break;
+    }
+  }
+  if (current >= 0)
+    out.push_back(current);
+  if (out.size() > 3)
+    out.resize(3);
+  return out;
+}
+
+bool is_dev(std::string_view v) {
+  return v.find("dev") != std::string_view::npos || v.find('+') != std::string_view::npos;
+}
+
+struct Recorder {
+  std::vector<VersionEvidence>& out;
+  void seen(const Fact& f, std::string observation, std::string from, std::string until,
+            std::string rule, int weight = 2) {
+    out.push_back(VersionEvidence{std::move(observation), true, f.line, std::move(from),
+                                  std::move(until), std::move(rule), weight, false});
+  }
+};
+
+// The printed version placed in the release table.
+void printed_version(const Fact& f, const std::string& version, Recorder& ev) {
+  const std::vector<int> n = version_numbers(version);
+  if (n.empty())
+    return;
+  const std::string source = f.text("source").value_or(f.kind == "engine_config" ? "engine config" : "text");
+  const std::string what = fmt::format("vllm {} ({})", version, source);
+  const auto& table = vllm_releases();
+  const VllmRelease* exact = nullptr;
+  const VllmRelease* below = nullptr;
+  const VllmRelease* above = nullptr;
+  for (const VllmRelease& r : table) {
+    const std::vector<int> rn = version_numbers(r.name);
+    if (rn == n && (r.name == version || version.rfind(r.name, 0) == 0))
+      exact = &r;
+    else if (rn < n)
+      below = &r;
+    else if (rn > n && above == nullptr)
+      above = &r;
+  }
+  if (exact != nullptr && !is_dev(version)) {
+    ev.seen(f, what, exact->date, exact->date,
+            fmt::format("release {} is main {} (data/vllm/releases.csv: {})", exact->name,
+                        exact->date, exact->evidence),
+            1);
+    return;
+  }
+  if (exact != nullptr) {
+    ev.seen(f, what, exact->date, "",
+            fmt::format("a build after release {} (main {})", exact->name, exact->date), 1);
+    return;
+  }
+  ev.seen(f, what, below != nullptr ? below->date : "", above != nullptr ? above->date : "",
+          fmt::format("between the releases of data/vllm/releases.csv{}{}",
+                      below != nullptr ? " after " + below->name : "",
+                      above != nullptr ? " before " + above->name : ""),
+          1);
+}
+
+bool contains(const VersionEvidence& e, const std::string& x) {
+  const bool after_from = e.from_date.empty() || (!x.empty() && e.from_date <= x);
+  const bool before_until = e.until_date.empty() || x.empty() || x <= e.until_date;
+  return after_from && before_until;
+}
+
+}  // namespace
+
+VersionInference infer_vllm_version(const std::vector<Fact>& facts) {
+  VersionInference out;
+  Recorder ev{out.evidence};
+  bool printed = false;
+  bool v0_seen = false;
+  bool estimate_seen = false;
+  for (const Fact& f : facts) {
+    if (f.kind == "engine_version" || (f.kind == "engine_config" && f.has("version"))) {
+      const std::string version = f.text("version").value_or("");
+      if (out.printed_version.empty())
+        out.printed_version = version;
+      if (!printed) {
+        printed_version(f, version, ev);
+        printed = true;
+      }
+    }
+    if (!v0_seen && ((f.kind == "engine_config" && f.text("engine") == "V0") ||
+                     (f.kind == "gpu_blocks" && f.text("source") == "executor") ||
+                     (f.kind == "memory_profile" && f.text("form") == "v0-results"))) {
+      v0_seen = true;
+      ev.seen(f, "V0 engine line forms (" + f.kind + ")", "", "2025-09-30",
+              "the V0 engine (LLMEngine, '# GPU blocks') was removed before v0.11.0 (October "
+              "2025)",
+              1);
+    }
+    if (f.kind == "engine_config") {
+      if (f.has("compilation_config.level") && !f.has("compilation_config.mode"))
+        ev.seen(f, "compilation_config has level, not mode", "", "2025-11-26",
+                "compilation_config.level replaced by mode with the optimization levels "
+                "(#26847, 2025-11-27)");
+      if (f.has("compilation_config.mode"))
+        ev.seen(f, "compilation_config has mode", "2025-11-27", "",
+                "compilation_config.mode added with the optimization levels (#26847, "
+                "2025-11-27)");
+    }
+    if (!estimate_seen && (f.kind == "cuda_graph_estimate" || f.kind == "cuda_graph_profile")) {
+      estimate_seen = true;
+      ev.seen(f, "the CUDA-graph memory estimate is logged", "2026-03-07", "",
+              "GPUModelRunner.profile_cudagraph_memory added (#30515, 2026-03-07)");
+    }
+    if (f.kind == "cuda_graph_profiling") {
+      if (f.find("subtracted") != nullptr && f.find("subtracted")->is_bool() &&
+          f.find("subtracted")->as_bool())
+        ev.seen(f, "'CUDA graph memory profiling is enabled (default since v0.21.0)'",
+                "2026-04-21", "", "the profiling became the default (#38284, 2026-04-21)");
+      else
+        ev.seen(f, "'CUDA graph memory profiling will be enabled by default'", "2026-03-07",
+                "2026-04-20",
+                "opt-in notice from #30515 (2026-03-07) until the default switch (#38284, "
+                "2026-04-21)");
+    }
+  }
+
+  // The date covered by the heaviest set of evidence (candidates: every lower bound and the
+  // beginning of time); the range is the intersection of that set.
+  std::vector<std::string> candidates = {""};
+  for (const VersionEvidence& e : out.evidence) {
+    if (!e.from_date.empty())
+      candidates.push_back(e.from_date);
+  }
+  int best = -1;
+  std::string best_x;
+  for (const std::string& x : candidates) {
+    int score = 0;
+    for (const VersionEvidence& e : out.evidence) {
+      if (contains(e, x))
+        score += e.weight;
+    }
+    if (score > best || (score == best && x > best_x)) {
+      best = score;
+      best_x = x;
+    }
+  }
+  for (VersionEvidence& e : out.evidence) {
+    if (e.from_date.empty() && e.until_date.empty())
+      continue;
+    if (!contains(e, best_x)) {
+      e.conflicting = true;
+      out.consistent = false;
+      continue;
+    }
+    if (!e.from_date.empty() && (out.from_date.empty() || e.from_date > out.from_date))
+      out.from_date = e.from_date;
+    if (!e.until_date.empty() && (out.until_date.empty() || e.until_date < out.until_date))
+      out.until_date = e.until_date;
+  }
+  return out;
+}
+
+}  // namespace servescope::vllm
