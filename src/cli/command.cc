@@ -18,6 +18,7 @@ const std::vector<Command>& commands() {
       {"simulate", "simulate serving under the plan's limits with a roofline cost model", run_simulate},
       {"twin", "serve the engine's HTTP API from the plan: its log, limits, queueing and metrics", run_twin},
       {"bench", "drive a server with load: latency from the intended send, real concurrency", run_bench},
+      {"bisect", "launch the server per configuration and isolate the flags that change a metric", run_bisect},
   };
   return kCommands;
 }

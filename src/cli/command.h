@@ -39,6 +39,7 @@ ExitStatus run_gpus(const CommandArgs& args);
 ExitStatus run_models(const CommandArgs& args);
 ExitStatus run_simulate(const CommandArgs& args);
 ExitStatus run_twin(const CommandArgs& args);
+ExitStatus run_bisect(const CommandArgs& args);
 ExitStatus run_bench(const CommandArgs& args);
 
 }  // namespace servescope
