@@ -2,7 +2,7 @@
 //   R[,R...] [--arrival poisson|constant|gamma:K] [--concurrency CAP]) (--requests N |
 //   --duration D) [--input-len SPEC] [--output-len SPEC] [--dataset random|FILE.jsonl]
 //   [--warmup N] [--seed S] [--timeout D] [--json FILE] [--csv FILE] [--markdown FILE]
-//   [--details] [--expect-from LOG | scenario options -- CMD]
+//   [--details] [--expect-from LOG | scenario options (--model-config for the config) -- CMD]
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -42,8 +42,8 @@ Result<double> parse_duration(const std::string& text, const std::string& option
   else if (unit == "h")
     scale = 3600;
   if (used == 0 || scale == 0 || !(v > 0) || std::isinf(v))
-    return fail(fmt::format("{} {}: give a positive duration like 30s, 500ms, 2m or 1h", option,
-                            text));
+    return fail(
+        fmt::format("{} {}: give a positive duration like 30s, 500ms, 2m or 1h", option, text));
   return v * scale;
 }
 
@@ -169,7 +169,7 @@ ExitStatus run_bench(const CommandArgs& args) {
   app.add_option("--expect-from", expect_from,
                  "A server log whose max_running_requests the run is held against");
   app.add_flag("--quiet", quiet, "No progress line");
-  add_scenario_options(app, scenario);
+  add_scenario_options(app, scenario, "--model-config");
   if (auto exit = parse_command_line(app, args))
     return *exit;
 
@@ -248,7 +248,8 @@ ExitStatus run_bench(const CommandArgs& args) {
       o.points.push_back(p);
     }
   } else {
-    const std::size_t n = std::max(rate_values.size(), std::max<std::size_t>(conc_values.size(), 1));
+    const std::size_t n =
+        std::max(rate_values.size(), std::max<std::size_t>(conc_values.size(), 1));
     for (std::size_t i = 0; i < n; ++i) {
       PointPlan p = base;
       p.closed_loop = false;

@@ -7,14 +7,14 @@
 
 namespace servescope {
 
-void add_scenario_options(CLI::App& app, ScenarioOptions& o) {
+void add_scenario_options(CLI::App& app, ScenarioOptions& o, const std::string& model_option) {
   app.add_option("--engine", o.engine,
                  "Engine NAME[@VERSION]: sglang, sglang@0.5.15, sglang@2026-05-01 (default: from "
                  "the command, newest modelled)");
   app.add_option("--gpu", o.gpu,
                  "GPU: catalog key (h100-sxm, rtx-pro-6000, ...) or the name nvidia-smi prints");
   app.add_option("--gpus", o.gpus, "GPUs per node (default: what the command's parallelism needs)");
-  app.add_option("--model", o.model,
+  app.add_option(model_option, o.model,
                  "Model: a config.json, a model directory or a bundled Hugging Face id (default: "
                  "the command's model path)");
   app.add_option("--calibrate-from", o.calibrate_from,

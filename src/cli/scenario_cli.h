@@ -10,7 +10,10 @@
 
 namespace servescope {
 
-void add_scenario_options(CLI::App& app, ScenarioOptions& options);
+/// `model_option` names the model-config option: "--model" except where a command already
+/// uses `--model` for something else (bench: the model name sent to the server).
+void add_scenario_options(CLI::App& app, ScenarioOptions& options,
+                          const std::string& model_option = "--model");
 
 /// Parses `args.options` with `app`. Returns kOk to continue, or the status to exit with
 /// (help printed: kOk is returned through `exit_now`).

@@ -32,9 +32,9 @@ struct LoadsEndpoint {
 struct NativeApi {
   std::string name;  // as `bench --api` takes it
   std::string path;
-  std::string text_key;  // the output text
+  std::string text_key;          // the output text
   bool text_cumulative = false;  // each stream event repeats all output so far
-  std::string meta_key;                  // object holding the token counts ("" for top level)
+  std::string meta_key;          // object holding the token counts ("" for top level)
   std::string prompt_tokens_key;
   std::string completion_tokens_key;  // cumulative in stream events
   /// The request body: `prompt` as text (already a JSON-escaped string, quotes included).

@@ -93,7 +93,8 @@ Result<std::unique_ptr<AsioTransport>> AsioTransport::open(AsioLoop& loop, const
   tcp::resolver resolver(loop.context());
   auto results = resolver.resolve(url.host, std::to_string(url.port), ec);
   if (ec || results.empty())
-    return servescope::fail(fmt::format("--url {}: cannot resolve {}: {}", url.str(), url.host, ec.message()));
+    return servescope::fail(
+        fmt::format("--url {}: cannot resolve {}: {}", url.str(), url.host, ec.message()));
   return std::unique_ptr<AsioTransport>(new AsioTransport(loop, results.begin()->endpoint()));
 }
 

@@ -58,8 +58,8 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
 
   std::string model = o.model;
   if (model.empty() && o.api.kind != ApiKind::kNative) {
-    auto models = fetch(loop, **side, http_get(o.url, "/v1/models"), 5.0,
-                        o.url.str() + "/v1/models");
+    auto models =
+        fetch(loop, **side, http_get(o.url, "/v1/models"), 5.0, o.url.str() + "/v1/models");
     if (models && models->status == 200)
       model = first_model_id(models->body);
   }
@@ -75,8 +75,8 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
         why_no_view = fmt::format("no metric names are known for engine {}", o.engine);
     } else {
       std::string metrics_path = "/metrics";
-      auto text = fetch(loop, **side, http_get(o.url, metrics_path), 5.0,
-                        o.url.str() + metrics_path);
+      auto text =
+          fetch(loop, **side, http_get(o.url, metrics_path), 5.0, o.url.str() + metrics_path);
       if (!text)
         why_no_view = text.message();
       else if (text->status != 200)
@@ -109,8 +109,9 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   pool.reserve(dataset->items.size());
   for (const PromptItem& item : dataset->items) {
     PreparedRequest r;
-    r.bytes = http_post(o.url, o.api.path,
-                        request_body(o.api, item.prompt, item.output_tokens, body_options), o.stream);
+    r.bytes =
+        http_post(o.url, o.api.path,
+                  request_body(o.api, item.prompt, item.output_tokens, body_options), o.stream);
     r.input_tokens = item.input_tokens;
     r.output_tokens = item.output_tokens;
     pool.push_back(std::move(r));

@@ -23,8 +23,8 @@ std::string load_words(const BenchPoint& p) {
 
 void cross_check_point(BenchPoint& p, const BenchExpectation& e) {
   const double want = e.max_running_requests;
-  std::string s = fmt::format("{} says max_running_requests={}; {} ", e.source, number(want),
-                              load_words(p));
+  std::string s =
+      fmt::format("{} says max_running_requests={}; {} ", e.source, number(want), load_words(p));
   const ServerView& v = p.server;
   if (!v.available || v.samples.empty()) {
     s += fmt::format("at most {} were in flight; the server's own view was not available ({})",
@@ -41,19 +41,21 @@ void cross_check_point(BenchPoint& p, const BenchExpectation& e) {
   if (v.queue_median_ms)
     s += fmt::format(", median queue {:.1f} s", *v.queue_median_ms / 1000.0);
   if (v.max_running > want + 1e-9) {
-    s += fmt::format(" — more than {} allows: the server is not running the configuration it "
-                     "was expected to",
-                     number(want));
+    s += fmt::format(
+        " — more than {} allows: the server is not running the configuration it "
+        "was expected to",
+        number(want));
     p.cross_check_agrees = false;
   } else if (v.effective_running_limit) {
     if (std::abs(*v.effective_running_limit - want) < 1e-9) {
       s += " — the limit holds";
       p.cross_check_agrees = true;
     } else {
-      s += fmt::format(" — requests waited while it ran {}: the server enforced a lower "
-                       "limit than {} (another bound, such as KV tokens, or a different "
-                       "configuration)",
-                       number(*v.effective_running_limit), number(want));
+      s += fmt::format(
+          " — requests waited while it ran {}: the server enforced a lower "
+          "limit than {} (another bound, such as KV tokens, or a different "
+          "configuration)",
+          number(*v.effective_running_limit), number(want));
       p.cross_check_agrees = false;
     }
   } else {

@@ -177,7 +177,8 @@ Result<Dataset> load_dataset(const DatasetOptions& o) {
     }
     d.items.push_back(std::move(item));
   }
-  d.description = fmt::format("{} ({} rows){}", o.source, with_thousands(static_cast<std::int64_t>(rows->size())),
+  d.description = fmt::format("{} ({} rows){}", o.source,
+                              with_thousands(static_cast<std::int64_t>(rows->size())),
                               out ? fmt::format(" · output {}", out->describe()) : "");
   return d;
 }

@@ -21,9 +21,8 @@ LatencySummary summarize(std::vector<T>& v) {
     const double pos = p * static_cast<double>(v.size() - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
     const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return static_cast<double>(v[lo]) +
-           (static_cast<double>(v[hi]) - static_cast<double>(v[lo])) *
-               (pos - static_cast<double>(lo));
+    return static_cast<double>(v[lo]) + (static_cast<double>(v[hi]) - static_cast<double>(v[lo])) *
+                                            (pos - static_cast<double>(lo));
   };
   s.p50 = q(0.50);
   s.p90 = q(0.90);

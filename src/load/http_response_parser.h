@@ -97,8 +97,7 @@ HttpResponseParser::State HttpResponseParser::feed(std::string_view bytes, OnBod
       continue;
     }
     if (body_ == Body::kLength) {
-      const std::size_t take =
-          static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, n - i));
+      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, n - i));
       remaining_ -= take;
       const std::string_view part = bytes.substr(i, take);
       i += take;

@@ -110,8 +110,9 @@ BenchPoint summarize_point(const PointPlan& plan, PointData& data, bool details)
         static_cast<double>(intended.size() - 1) / (intended.back() - intended.front());
   if (sent.size() >= 2 && sent.back() > sent.front())
     p.achieved_rate = static_cast<double>(sent.size() - 1) / (sent.back() - sent.front());
-  p.late_share =
-      p.requests_sent > 0 ? static_cast<double>(p.late_sends) / static_cast<double>(p.requests_sent) : 0;
+  p.late_share = p.requests_sent > 0
+                     ? static_cast<double>(p.late_sends) / static_cast<double>(p.requests_sent)
+                     : 0;
 
   p.ttft_ms = summarize_samples(ttft);
   p.ttft_from_intended_ms = summarize_samples(ttft_i);

@@ -9,14 +9,14 @@ namespace {
 
 // Fields of an OpenAI-compatible event or body.
 enum OpenAiField {
-  kText,       // choices[0].text (completions)
-  kContent,    // choices[0].delta.content (chat stream)
-  kReasoning,  // choices[0].delta.reasoning_content
-  kMessage,    // choices[0].message.content (chat body)
-  kFinish,     // choices[0].finish_reason
-  kPrompt,     // usage.prompt_tokens
-  kCompletion, // usage.completion_tokens
-  kError,      // error
+  kText,        // choices[0].text (completions)
+  kContent,     // choices[0].delta.content (chat stream)
+  kReasoning,   // choices[0].delta.reasoning_content
+  kMessage,     // choices[0].message.content (chat body)
+  kFinish,      // choices[0].finish_reason
+  kPrompt,      // usage.prompt_tokens
+  kCompletion,  // usage.completion_tokens
+  kError,       // error
   kOpenAiFields
 };
 
@@ -65,8 +65,7 @@ ResponseReader::Progress ResponseReader::failed(ErrorKind kind, std::string why)
 
 void ResponseReader::content(double now, std::int64_t tokens_after, bool known) {
   RequestRecord& r = *rec_;
-  const std::int32_t tokens =
-      known ? static_cast<std::int32_t>(tokens_after - tokens_seen_) : 0;
+  const std::int32_t tokens = known ? static_cast<std::int32_t>(tokens_after - tokens_seen_) : 0;
   if (r.first_token < 0) {
     r.first_token = now;
     if (known && tokens > 1) {
@@ -154,9 +153,10 @@ ResponseReader::Progress ResponseReader::event(double now, std::string_view data
 ResponseReader::Progress ResponseReader::body_done(double now) {
   RequestRecord& r = *rec_;
   r.done = now;
+  if (r.http_status == 0)
+    r.http_status = http_.status();
   if (r.http_status < 200 || r.http_status > 299)
-    return failed(ErrorKind::kHttpStatus,
-                  fmt::format("HTTP {}: {:.160}", r.http_status, body_));
+    return failed(ErrorKind::kHttpStatus, fmt::format("HTTP {}: {:.160}", r.http_status, body_));
   if (stream_ && http_.event_stream()) {
     if (!done_event_ && !finish_seen_) {
       if (sse_.foreign_lines() > 0 && r.events == 0)
@@ -191,7 +191,7 @@ ResponseReader::Progress ResponseReader::body_done(double now) {
     r.output_tokens = r.content_events;
   }
   // Per-event token counts are known when every content event carried usage.
-  r.per_event_tokens = usage_seen_ && !gaps_.empty() && gaps_.back().tokens > 0;
+  r.per_event_tokens = false;
   if (usage_seen_ && r.content_events > 0) {
     bool all = true;
     for (const TokenGap& g : gaps_)
@@ -208,6 +208,8 @@ ResponseReader::Progress ResponseReader::on_bytes(double now, std::string_view b
   RequestRecord& r = *rec_;
   Progress inner = Progress::kMore;
   const auto on_body = [&](std::string_view part) {
+    if (r.http_status == 0)
+      r.http_status = http_.status();
     if (r.http_status >= 200 && r.http_status <= 299 && stream_ && http_.event_stream()) {
       const auto status = sse_.feed(part, [&](std::string_view data) {
         inner = event(now, data);

@@ -6,7 +6,7 @@
 namespace servescope {
 namespace {
 
-constexpr double kBucketS = 0.1;       // in-flight timeline resolution
+constexpr double kBucketS = 0.1;           // in-flight timeline resolution
 constexpr double kConnectBackoffS = 0.01;  // a closed-loop slot pauses after a refused connect
 
 }  // namespace
@@ -60,19 +60,25 @@ void LoadRunner::in_flight_changed(int delta) {
   const double now = loop_.now();
   double from = in_flight_since_;
   while (from < now) {
-    const auto b = static_cast<std::size_t>(std::max(0.0, (from - t0_) / kBucketS));
+    auto b = static_cast<std::size_t>(std::max(0.0, (from - t0_) / kBucketS));
+    double bucket_end = t0_ + static_cast<double>(b + 1) * kBucketS;
+    // At a boundary the division can round down into the bucket that just ended (0.3 / 0.1
+    // is 2.999…): step on, or this loop would never advance.
+    if (bucket_end <= from) {
+      ++b;
+      bucket_end = t0_ + static_cast<double>(b + 1) * kBucketS;
+    }
     if (data_.in_flight.size() <= b) {
       const std::size_t old = data_.in_flight.size();
       data_.in_flight.resize(b + 1);
       for (std::size_t k = old; k <= b; ++k)
         data_.in_flight[k].t_s = static_cast<double>(k) * kBucketS;
     }
-    const double bucket_end = t0_ + static_cast<double>(b + 1) * kBucketS;
     const double to = std::min(now, bucket_end);
     InFlightBucket& bucket = data_.in_flight[b];
     bucket.mean += in_flight_ * (to - from) / kBucketS;  // area now, a mean once the bucket ends
     bucket.max = std::max(bucket.max, in_flight_);
-    from = to <= from ? bucket_end : to;
+    from = to;
   }
   in_flight_since_ = now;
   in_flight_ += delta;
@@ -330,8 +336,7 @@ void LoadRunner::end_point() {
     done();
 }
 
-PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer,
-                          ProgressSink* progress) {
+PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, ProgressSink* progress) {
   plan_ = plan;
   data_ = PointData{};
   observer_ = observer;

@@ -44,9 +44,9 @@ struct PreparedRequest {
 
 /// Everything recorded during one point; point_summary.h turns it into a BenchPoint.
 struct PointData {
-  std::vector<RequestRecord> records;  // in completion order, warm-up included (flagged)
-  std::vector<float> itl_token_ms;     // one per output token after the first
-  std::vector<float> itl_event_ms;     // one per content event after the first
+  std::vector<RequestRecord> records;        // in completion order, warm-up included (flagged)
+  std::vector<float> itl_token_ms;           // one per output token after the first
+  std::vector<float> itl_event_ms;           // one per content event after the first
   std::uint64_t itl_usage_requests = 0;      // requests timed from per-event usage
   std::uint64_t itl_one_per_event = 0;       // requests whose events carried one token each
   std::uint64_t itl_estimated_requests = 0;  // requests whose per-event counts were estimated
@@ -134,8 +134,7 @@ class LoadRunner {
   double in_flight_since_ = 0;
   bool ending_ = false;
   bool ended_ = false;
-  EventLoop::TimerId arrival_timer_ = 0, sweep_timer_ = 0, progress_timer_ = 0,
-                     deadline_timer_ = 0;
+  EventLoop::TimerId arrival_timer_ = 0, sweep_timer_ = 0, progress_timer_ = 0, deadline_timer_ = 0;
 };
 
 }  // namespace servescope

@@ -26,12 +26,10 @@ const ClientProfile* detect_client_profile(std::string_view metrics_text);
 const ClientProfile* client_profile_named(std::string_view name);
 
 /// Reads one scrape: fills running/queued (metrics) of `sample`.
-void read_metrics_sample(const ClientProfile& profile, std::string_view text,
-                         ServerSample& sample);
+void read_metrics_sample(const ClientProfile& profile, std::string_view text, ServerSample& sample);
 /// Reads a loads body: running, queued and the stated limit summed over workers; false if
 /// the body is not the expected JSON.
-bool read_loads_sample(const ClientProfile& profile, std::string_view body,
-                       ServerSample& sample);
+bool read_loads_sample(const ClientProfile& profile, std::string_view body, ServerSample& sample);
 /// The analysis of a point's samples (and histogram readings) into a ServerView.
 void analyse_server_view(ServerView& view, const PromHistogram& first, const PromHistogram& last);
 

@@ -34,31 +34,32 @@ nlohmann::json server_json(const ServerView& v) {
       o["max_running"] = s.max_running;
     samples.push_back(std::move(o));
   }
-  j.update({{"engine", v.engine},
-            {"sources", v.sources},
-            {"scrapes", v.scrapes},
-            {"scrape_errors", v.scrape_errors},
-            {"max_running", v.max_running},
-            {"max_queued", v.max_queued},
-            {"effective_running_limit", opt(v.effective_running_limit)},
-            {"stated_max_running", opt(v.stated_max_running)},
-            {"queueing_began_s", opt(v.queueing_began_s)},
-            {"in_flight_when_queueing_began",
-             v.queueing_began_s ? nlohmann::json(v.in_flight_when_queueing_began)
-                                : nlohmann::json(nullptr)},
-            {"queue_time",
-             {{"count", v.queue_count},
-              {"mean_ms", v.queue_count > 0 ? nlohmann::json(v.queue_mean_ms) : nlohmann::json(nullptr)},
-              {"median_ms", opt(v.queue_median_ms)},
-              {"source", "the server's queue-time histogram (median at bucket resolution)"}}},
-            {"samples", samples}});
+  j.update(
+      {{"engine", v.engine},
+       {"sources", v.sources},
+       {"scrapes", v.scrapes},
+       {"scrape_errors", v.scrape_errors},
+       {"max_running", v.max_running},
+       {"max_queued", v.max_queued},
+       {"effective_running_limit", opt(v.effective_running_limit)},
+       {"stated_max_running", opt(v.stated_max_running)},
+       {"queueing_began_s", opt(v.queueing_began_s)},
+       {"in_flight_when_queueing_began", v.queueing_began_s
+                                             ? nlohmann::json(v.in_flight_when_queueing_began)
+                                             : nlohmann::json(nullptr)},
+       {"queue_time",
+        {{"count", v.queue_count},
+         {"mean_ms", v.queue_count > 0 ? nlohmann::json(v.queue_mean_ms) : nlohmann::json(nullptr)},
+         {"median_ms", opt(v.queue_median_ms)},
+         {"source", "the server's queue-time histogram (median at bucket resolution)"}}},
+       {"samples", samples}});
   return j;
 }
 
 }  // namespace
 
 nlohmann::json latency_json(const LatencySummary& s) {
-  return {{"count", s.count}, {"mean", s.mean}, {"p50", s.p50},   {"p90", s.p90},
+  return {{"count", s.count}, {"mean", s.mean}, {"p50", s.p50},    {"p90", s.p90},
           {"p95", s.p95},     {"p99", s.p99},   {"p99_9", s.p999}, {"max", s.max}};
 }
 
@@ -80,7 +81,8 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
     } else {
       j["rate"] = p.rate;
       j["arrival"] = p.arrival;
-      j["max_concurrency"] = p.concurrency > 0 ? nlohmann::json(p.concurrency) : nlohmann::json(nullptr);
+      j["max_concurrency"] =
+          p.concurrency > 0 ? nlohmann::json(p.concurrency) : nlohmann::json(nullptr);
     }
     j.update({
         {"warmup_requests", p.warmup},
@@ -117,30 +119,34 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
           {"reported", latency_json(p.input_tokens_reported)},
           {"mismatched", p.input_mismatched}}},
         {"output_tokens", {{"reported", latency_json(p.output_tokens)}, {"short", p.output_short}}},
-        {"in_flight", {{"max", p.in_flight_max}, {"mean", p.in_flight_mean}, {"timeline", timeline}}},
+        {"in_flight",
+         {{"max", p.in_flight_max}, {"mean", p.in_flight_mean}, {"timeline", timeline}}},
         {"server", server_json(p.server)},
-        {"cross_check", p.cross_check.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cross_check)},
-        {"cross_check_agrees", p.cross_check.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cross_check_agrees)},
+        {"cross_check",
+         p.cross_check.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cross_check)},
+        {"cross_check_agrees",
+         p.cross_check.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cross_check_agrees)},
         {"warnings", p.warnings},
     });
     if (details) {
       nlohmann::json rows = nlohmann::json::array();
       for (const BenchRequestRow& q : p.requests) {
-        rows.push_back({{"index", q.index},
-                        {"intended_s", q.intended_s},
-                        {"sent_s", q.sent_s},
-                        {"queue_ms", q.queue_ms},
-                        {"ttft_ms", q.ttft_ms >= 0 ? nlohmann::json(q.ttft_ms) : nlohmann::json(nullptr)},
-                        {"e2e_ms", q.e2e_ms >= 0 ? nlohmann::json(q.e2e_ms) : nlohmann::json(nullptr)},
-                        {"prompt_tokens_requested", q.prompt_tokens_requested},
-                        {"prompt_tokens_reported",
-                         q.prompt_tokens_reported >= 0 ? nlohmann::json(q.prompt_tokens_reported)
-                                                       : nlohmann::json(nullptr)},
-                        {"output_tokens_requested", q.output_tokens_requested},
-                        {"output_tokens", q.output_tokens},
-                        {"events", q.events},
-                        {"http_status", q.http_status},
-                        {"error", q.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.error)}});
+        rows.push_back(
+            {{"index", q.index},
+             {"intended_s", q.intended_s},
+             {"sent_s", q.sent_s},
+             {"queue_ms", q.queue_ms},
+             {"ttft_ms", q.ttft_ms >= 0 ? nlohmann::json(q.ttft_ms) : nlohmann::json(nullptr)},
+             {"e2e_ms", q.e2e_ms >= 0 ? nlohmann::json(q.e2e_ms) : nlohmann::json(nullptr)},
+             {"prompt_tokens_requested", q.prompt_tokens_requested},
+             {"prompt_tokens_reported", q.prompt_tokens_reported >= 0
+                                            ? nlohmann::json(q.prompt_tokens_reported)
+                                            : nlohmann::json(nullptr)},
+             {"output_tokens_requested", q.output_tokens_requested},
+             {"output_tokens", q.output_tokens},
+             {"events", q.events},
+             {"http_status", q.http_status},
+             {"error", q.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.error)}});
       }
       j["requests"] = rows;
     }
@@ -158,8 +164,10 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
           {"stream", r.stream},
           {"workload",
            {{"dataset", r.dataset},
-            {"requests_per_point", r.requests > 0 ? nlohmann::json(r.requests) : nlohmann::json(nullptr)},
-            {"duration_s_per_point", r.duration_s > 0 ? nlohmann::json(r.duration_s) : nlohmann::json(nullptr)},
+            {"requests_per_point",
+             r.requests > 0 ? nlohmann::json(r.requests) : nlohmann::json(nullptr)},
+            {"duration_s_per_point",
+             r.duration_s > 0 ? nlohmann::json(r.duration_s) : nlohmann::json(nullptr)},
             {"timeout_s", r.timeout_s},
             {"seed", r.seed}}},
           {"expected", expected},
@@ -187,14 +195,14 @@ std::string bench_csv(const BenchReport& r) {
         "{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.3f},{:.3f},{:.3f},{:.3f},"
         "{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{},"
         "{},{},{},{},{}\n",
-        p.concurrency > 0 ? std::to_string(p.concurrency) : "", p.closed_loop ? "" : fmt::format("{:g}", p.rate),
-        p.arrival, p.requests_sent, p.requests_completed, p.requests_failed, p.duration_s,
-        p.requests_per_s, p.output_tokens_per_s, p.sse_events_per_s, p.achieved_rate,
-        p.late_share, p.ttft_ms.p50, p.ttft_ms.p99, p.itl_ms.p50, p.itl_ms.p99,
-        p.itl_per_event_ms.p50, p.tpot_ms.p50, p.tpot_ms.p99, p.e2e_ms.p50, p.e2e_ms.p99,
-        p.e2e_from_intended_ms.p50, p.e2e_from_intended_ms.p99, p.queue_ms.p50, p.queue_ms.p99,
-        p.schedule_lag_ms.p99, p.in_flight_max,
-        v.available ? fmt::format("{:g}", v.max_running) : "",
+        p.concurrency > 0 ? std::to_string(p.concurrency) : "",
+        p.closed_loop ? "" : fmt::format("{:g}", p.rate), p.arrival, p.requests_sent,
+        p.requests_completed, p.requests_failed, p.duration_s, p.requests_per_s,
+        p.output_tokens_per_s, p.sse_events_per_s, p.achieved_rate, p.late_share, p.ttft_ms.p50,
+        p.ttft_ms.p99, p.itl_ms.p50, p.itl_ms.p99, p.itl_per_event_ms.p50, p.tpot_ms.p50,
+        p.tpot_ms.p99, p.e2e_ms.p50, p.e2e_ms.p99, p.e2e_from_intended_ms.p50,
+        p.e2e_from_intended_ms.p99, p.queue_ms.p50, p.queue_ms.p99, p.schedule_lag_ms.p99,
+        p.in_flight_max, v.available ? fmt::format("{:g}", v.max_running) : "",
         v.available ? fmt::format("{:g}", v.max_queued) : "",
         v.effective_running_limit ? fmt::format("{:g}", *v.effective_running_limit) : "",
         err("connect"), err("timeout"), err("http_status"), err("malformed_http"),

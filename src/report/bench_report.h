@@ -32,7 +32,7 @@ struct BenchErrors {
 
 /// The server's own view during a point, scraped from its metrics and status endpoints.
 struct ServerSample {
-  double t_s = 0;  // since the point's start
+  double t_s = 0;       // since the point's start
   double running = -1;  // -1: not read at this sample
   double queued = -1;
   double max_running = -1;  // the limit a status endpoint states
@@ -90,8 +90,8 @@ struct BenchPoint {
   double output_tokens_per_s = 0;
   double input_tokens_per_s = 0;
   double sse_events_per_s = 0;
-  double scheduled_rate = 0;  // from the intended send times
-  double achieved_rate = 0;   // from the actual send times
+  double scheduled_rate = 0;     // from the intended send times
+  double achieved_rate = 0;      // from the actual send times
   std::uint64_t late_sends = 0;  // sent more than kLateSendMs after they could go
   double late_share = 0;
   BenchErrors errors;

@@ -53,8 +53,9 @@ std::string render_bench_text(const BenchReport& r) {
   std::string out = fmt::format("servescope bench · {} · {}{} · {}\n", r.url, r.api,
                                 r.model.empty() ? "" : " · model " + r.model,
                                 r.stream ? "streaming" : "not streaming");
-  std::string bound = r.requests > 0 ? fmt::format("{} requests per point", with_thousands(r.requests))
-                                     : fmt::format("{:g} s per point", r.duration_s);
+  std::string bound = r.requests > 0
+                          ? fmt::format("{} requests per point", with_thousands(r.requests))
+                          : fmt::format("{:g} s per point", r.duration_s);
   out += fmt::format("  workload  {} · {} · timeout {:g} s · seed {}\n\n", r.dataset, bound,
                      r.timeout_s, r.seed);
   const bool closed = !r.points.empty() && r.points.front().closed_loop;
@@ -82,7 +83,8 @@ std::string render_bench_text(const BenchReport& r) {
                        p.sse_events_per_s);
     const ServerView& v = p.server;
     if (v.available && !v.samples.empty()) {
-      std::string s = fmt::format("ran at most {:g}, at most {:g} waited", v.max_running, v.max_queued);
+      std::string s =
+          fmt::format("ran at most {:g}, at most {:g} waited", v.max_running, v.max_queued);
       if (v.effective_running_limit)
         s += fmt::format(" · enforced limit {:g} (the most it ran while others waited)",
                          *v.effective_running_limit);
@@ -104,17 +106,18 @@ std::string render_bench_text(const BenchReport& r) {
       out += fmt::format("    server    its own view is not available: {}\n",
                          v.why_unavailable.empty() ? "no sample" : v.why_unavailable);
     }
-    out += fmt::format("    latency   E2E mean {:.3f} s from the send, {:.3f} s from the intended "
-                       "send · client queue p50 {:.1f} ms p99 {:.1f} ms · TTFT from intended p50 "
-                       "{:.1f} ms\n",
-                       p.e2e_ms.mean / 1e3, p.e2e_from_intended_ms.mean / 1e3, p.queue_ms.p50,
-                       p.queue_ms.p99, p.ttft_from_intended_ms.p50);
+    out += fmt::format(
+        "    latency   E2E mean {:.3f} s from the send, {:.3f} s from the intended "
+        "send · client queue p50 {:.1f} ms p99 {:.1f} ms · TTFT from intended p50 "
+        "{:.1f} ms\n",
+        p.e2e_ms.mean / 1e3, p.e2e_from_intended_ms.mean / 1e3, p.queue_ms.p50, p.queue_ms.p99,
+        p.ttft_from_intended_ms.p50);
     if (!p.closed_loop)
       out += fmt::format(
           "    schedule  requested {:g}/s · scheduled {:.2f}/s · achieved {:.2f}/s · lag p50 "
           "{:.3f} ms p99 {:.3f} ms max {:.3f} ms · {} late ({:.2f}%)\n",
-          p.rate, p.scheduled_rate, p.achieved_rate, p.schedule_lag_ms.p50,
-          p.schedule_lag_ms.p99, p.schedule_lag_ms.max, p.late_sends, p.late_share * 100);
+          p.rate, p.scheduled_rate, p.achieved_rate, p.schedule_lag_ms.p50, p.schedule_lag_ms.p99,
+          p.schedule_lag_ms.max, p.late_sends, p.late_share * 100);
     else
       out += fmt::format("    schedule  lag p50 {:.3f} ms p99 {:.3f} ms · {} late ({:.2f}%)\n",
                          p.schedule_lag_ms.p50, p.schedule_lag_ms.p99, p.late_sends,

@@ -1,0 +1,166 @@
+// `servescope bench` against the twin, end to end: the built binary drives a twin process on
+// 127.0.0.1 (ephemeral port) and its JSON is checked. The founding scenario's twin enforces
+// max_running_requests = 48.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/twin/twin_process.h"
+
+namespace servescope::testing {
+namespace {
+
+using nlohmann::json;
+
+struct BenchRun {
+  int exit_code = -1;
+  std::string text;
+  json j;
+};
+
+BenchRun run_bench_cli(int port, const std::string& options,
+                       const std::vector<std::string>& command = {}) {
+  static int counter = 0;
+  const std::string out = std::filesystem::temp_directory_path() /
+                          ("servescope-bench-test-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter++) + ".json");
+  std::string cmd = std::string(SERVESCOPE_BINARY) +
+                    " bench --url http://127.0.0.1:" + std::to_string(port) + " --json " + out +
+                    " " + options;
+  if (!command.empty()) {
+    cmd += " --";
+    for (const std::string& w : command)
+      cmd += " " + w;
+  }
+  cmd += " 2>&1";
+  BenchRun r;
+  r.text = run_capture(cmd, &r.exit_code);
+  r.j = json::parse(read_text(out), nullptr, false);
+  std::filesystem::remove(out);
+  return r;
+}
+
+std::vector<std::string> founding_with_scenario() {
+  std::vector<std::string> c = {"--gpu", "rtx-pro-6000",      "--gpus", "4", "--free-before-load",
+                                "94.6",  "--free-after-load", "64.6"};
+  return c;
+}
+
+TEST(BenchTwinEndToEnd, AtTwiceTheLimitTheServerRunsItsLimitAndTheRestWait) {
+  TwinProcess twin(founding_options({"--speed", "4"}), founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  std::string options =
+      "--concurrency 96 --requests 192 --input-len 64 --output-len 40 --scrape-interval 50ms "
+      "--timeout 60s";
+  for (const std::string& o : founding_with_scenario())
+    options += " " + o;
+  const BenchRun r = run_bench_cli(twin.port, options, founding_command());
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  EXPECT_EQ(r.exit_code, 0) << r.text;
+  const json& p = r.j["points"][0];
+  EXPECT_EQ(p["concurrency"], 96);
+  EXPECT_EQ(p["requests_completed"], 192);
+  EXPECT_EQ(p["in_flight"]["max"], 96);
+  EXPECT_EQ(p["server"]["effective_running_limit"], 48) << r.text;
+  EXPECT_EQ(p["server"]["max_running"], 48);
+  EXPECT_GE(p["server"]["max_queued"].get<double>(), 40);
+  EXPECT_EQ(p["server"]["stated_max_running"], 48);
+  EXPECT_EQ(r.j["expected"]["max_running_requests"], 48);
+  EXPECT_EQ(p["cross_check_agrees"], true);
+  EXPECT_NE(p["cross_check"].get<std::string>().find("the server ran at most 48"),
+            std::string::npos)
+      << p["cross_check"];
+  EXPECT_GT(p["server"]["queue_time"]["count"].get<double>(), 0);
+  EXPECT_NE(r.text.find("enforced limit 48"), std::string::npos) << r.text;
+}
+
+TEST(BenchTwinEndToEnd, ARateAboveCapacityWithTwiceTheLimitInFlightCountsTheClientQueue) {
+  TwinProcess twin(founding_options({"--speed", "1"}), founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  const BenchRun r =
+      run_bench_cli(twin.port,
+                    "--rate 400 --arrival constant --concurrency 96 --requests 240 --input-len 64 "
+                    "--output-len 40 --scrape-interval 50ms --expect-from " +
+                        twin.err_path);
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  EXPECT_EQ(r.exit_code, 0) << r.text;
+  const json& p = r.j["points"][0];
+  EXPECT_EQ(p["rate"], 400);
+  EXPECT_EQ(p["max_concurrency"], 96);
+  EXPECT_EQ(p["requests_completed"], 240);
+  EXPECT_EQ(p["server"]["effective_running_limit"], 48);
+  // Queue-inclusive latency (from the intended send) is above latency from the actual send.
+  EXPECT_GT(p["e2e_from_intended_ms"]["p50"].get<double>(), p["e2e_ms"]["p50"].get<double>());
+  EXPECT_GT(p["e2e_from_intended_ms"]["mean"].get<double>(),
+            p["e2e_ms"]["mean"].get<double>() + p["queue_ms"]["mean"].get<double>() * 0.99);
+  EXPECT_GT(p["queue_ms"]["p90"].get<double>(), 0);
+  EXPECT_EQ(p["schedule"]["requested_rate"], 400);
+  EXPECT_NEAR(p["schedule"]["scheduled_rate"].get<double>(), 400, 1e-6);
+  // The cap held sends back: 96 in flight, and the sends spread wider than the schedule.
+  EXPECT_EQ(p["in_flight"]["max"], 96) << p["in_flight"]["mean"];
+  EXPECT_LT(p["schedule"]["achieved_rate"].get<double>(), 400);
+  EXPECT_NE(r.j["expected"]["source"].get<std::string>().find("the log"), std::string::npos);
+  EXPECT_EQ(p["cross_check_agrees"], true) << p["cross_check"];
+}
+
+TEST(BenchTwinEndToEnd, ARateRunReportsRequestedAndAchievedRateAndScheduleLag) {
+  TwinProcess twin(founding_options({"--speed", "inf"}), founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  const BenchRun r = run_bench_cli(
+      twin.port, "--rate 50 --arrival constant --requests 40 --input-len 32 --output-len 8");
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  const json& p = r.j["points"][0];
+  EXPECT_EQ(p["requests_completed"], 40);
+  EXPECT_EQ(p["schedule"]["requested_rate"], 50);
+  EXPECT_NEAR(p["schedule"]["scheduled_rate"].get<double>(), 50, 1e-6);
+  EXPECT_GT(p["schedule"]["achieved_rate"].get<double>(), 0);
+  EXPECT_EQ(p["schedule"]["lag_ms"]["count"], 40);
+  EXPECT_GE(p["schedule"]["lag_ms"]["max"].get<double>(), 0);
+  EXPECT_TRUE(p["schedule"]["late_share"].is_number());
+  EXPECT_NE(r.text.find("requested 50/s"), std::string::npos) << r.text;
+  // Synthetic prompts: the twin reports the prompt tokens asked for.
+  EXPECT_EQ(p["input_tokens"]["reported"]["p50"], 32);
+  EXPECT_EQ(p["input_tokens"]["mismatched"], 0);
+  EXPECT_EQ(p["output_tokens"]["reported"]["max"], 8);
+  EXPECT_EQ(p["itl_ms"]["count"], 40 * 7);
+}
+
+TEST(BenchTwinEndToEnd, DroppedStreamsAreCountedAsClosedEarlyAndTheRunCompletes) {
+  TwinProcess twin(founding_options({"--speed", "inf", "--fault", "drop-stream-after=5"}),
+                   founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  const BenchRun r =
+      run_bench_cli(twin.port, "--concurrency 4 --requests 12 --input-len 16 --output-len 20");
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  EXPECT_EQ(r.exit_code, 0);
+  const json& p = r.j["points"][0];
+  EXPECT_EQ(p["requests_sent"], 12);
+  EXPECT_EQ(p["errors"]["closed_early"], 12);
+  EXPECT_EQ(p["requests_failed"], 12);
+  EXPECT_NE(r.text.find("12 closed_early"), std::string::npos) << r.text;
+}
+
+TEST(BenchTwinEndToEnd, ServerErrorsAreCountedAsHttpStatusAndTheRestComplete) {
+  TwinProcess twin(founding_options({"--speed", "inf", "--fault", "error-rate=0.5", "--seed", "3"}),
+                   founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  const BenchRun r =
+      run_bench_cli(twin.port, "--concurrency 4 --requests 40 --input-len 16 --output-len 4");
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  EXPECT_EQ(r.exit_code, 0);
+  const json& p = r.j["points"][0];
+  const int errors = p["errors"]["http_status"];
+  EXPECT_GT(errors, 5);
+  EXPECT_LT(errors, 35);
+  EXPECT_EQ(p["errors_by_status"]["500"], errors);
+  EXPECT_EQ(p["requests_completed"].get<int>() + errors, 40);
+}
+
+}  // namespace
+}  // namespace servescope::testing
