@@ -1,4 +1,7 @@
-// servescope diff --a 'CMD' --b 'CMD' [--a-engine V --b-engine V] [--a-gpu G --b-gpu G] [scenario] [-- CMD]
+// servescope diff --a 'CMD' --b 'CMD' [--a-engine V --b-engine V] [--a-gpu G --b-gpu G]
+//                 [--a-calibrate-from LOG --b-calibrate-from LOG] [scenario] [-- CMD]
+// Two commands of one engine: counterfactual attribution (diagnose/diff.h). Of two engines:
+// their KV arithmetic term by term (diagnose/cross_engine_diff.h).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -6,7 +9,9 @@
 #include "cli/command.h"
 #include "cli/scenario_cli.h"
 #include "core/text.h"
+#include "diagnose/cross_engine_diff.h"
 #include "diagnose/diff.h"
+#include "report/cross_engine_diff_report.h"
 #include "report/diff_report.h"
 
 namespace servescope {
@@ -14,7 +19,7 @@ namespace servescope {
 ExitStatus run_diff(const CommandArgs& args) {
   CLI::App app("Attribute every output that differs between two scenarios to the changes that cause it.", "diff");
   ScenarioOptions options;
-  std::string a_cmd, b_cmd, a_engine, b_engine, a_gpu, b_gpu;
+  std::string a_cmd, b_cmd, a_engine, b_engine, a_gpu, b_gpu, a_log, b_log;
   bool json = false;
   add_scenario_options(app, options);
   app.add_option("--a", a_cmd, "Launch command A, quoted (default: the command after --)");
@@ -23,6 +28,8 @@ ExitStatus run_diff(const CommandArgs& args) {
   app.add_option("--b-engine", b_engine, "Engine NAME[@VERSION] for B (default: --engine)");
   app.add_option("--a-gpu", a_gpu, "GPU for A (default: --gpu)");
   app.add_option("--b-gpu", b_gpu, "GPU for B (default: --gpu)");
+  app.add_option("--a-calibrate-from", a_log, "Calibrate A from its startup log (default: --calibrate-from)");
+  app.add_option("--b-calibrate-from", b_log, "Calibrate B from its startup log (default: --calibrate-from)");
   app.add_flag("--json", json, "Print the diff as JSON");
   if (auto exit = parse_command_line(app, args)) return *exit;
 
@@ -48,14 +55,21 @@ ExitStatus run_diff(const CommandArgs& args) {
   if (!b_engine.empty()) ob.engine = b_engine;
   if (!a_gpu.empty()) oa.gpu = a_gpu;
   if (!b_gpu.empty()) ob.gpu = b_gpu;
+  if (!a_log.empty()) oa.calibrate_from = a_log;
+  if (!b_log.empty()) ob.calibrate_from = b_log;
   auto a = build_scenario(oa);
   if (!a) return usage_error("A: " + a.message());
   auto b = build_scenario(ob);
   if (!b) return usage_error("B: " + b.message());
   if (a->engine != b->engine) {
-    return usage_error(fmt::format("diff: A launches {} and B launches {}; compare two {} scenarios or two {} ones "
-                                   "(a cross-engine comparison is not modelled yet)",
-                                   a->engine->name(), b->engine->name(), a->engine->name(), b->engine->name()));
+    auto cross = diff_across_engines(*a->engine, a->scenario, *b->engine, b->scenario);
+    if (!cross) return usage_error(cross.message());
+    if (json) {
+      std::cout << cross_engine_diff_to_json(*cross).dump(2) << "\n";
+    } else {
+      std::cout << render_cross_engine_diff_text(*cross);
+    }
+    return ExitStatus::kOk;
   }
   auto d = diff_scenarios(*a->engine, a->scenario, b->scenario);
   if (!d) return usage_error(d.message());

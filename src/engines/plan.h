@@ -35,6 +35,40 @@ struct ResolvedSetting {
   std::string why;
 };
 
+/// The engine's KV-capacity arithmetic in a vocabulary every engine shares, so `diff` can set
+/// two engines' plans side by side term by term:
+///   tokens ≈ (fraction × base − weights − activation − non_torch − cuda_graphs − other_pools)
+///            × 2^30 / bytes_per_token
+/// and whatever the engine does beyond that (page rounding, caps, headroom) is the residual.
+enum class AccountTermKind {
+  kBase,           // GiB the memory fraction multiplies
+  kFraction,       // the memory fraction flag's value
+  kWeights,        // GiB: target and draft weights
+  kActivation,     // GiB: activation peak subtracted from the budget
+  kNonTorch,       // GiB: memory outside torch's allocator subtracted from the budget
+  kCudaGraphs,     // GiB: CUDA-graph memory subtracted from the budget
+  kOtherPools,     // GiB: pools carved out before the KV cache (mamba state, ...)
+  kBytesPerToken,  // bytes of KV cache one token takes on one GPU, every layer
+};
+inline constexpr int kAccountTermKinds = 8;
+
+struct AccountTerm {
+  AccountTermKind kind = AccountTermKind::kBase;
+  double value = 0;
+  std::string label;  // the engine's own name for it, e.g. "P: free before the weights load"
+  std::string node;   // derivation node id ("" when the engine has no such term)
+  std::string note;   // why it is zero or what it includes, for terms the engine handles apart
+  bool estimated = false;
+};
+
+struct CapacityAccount {
+  std::vector<AccountTerm> terms;  // one per kind, in AccountTermKind order; empty: no account
+  std::string tokens_output;       // the output node holding the KV token capacity
+  std::string request_limit_output;  // the output node holding the running-request limit
+  const AccountTerm& term(AccountTermKind kind) const { return terms[static_cast<int>(kind)]; }
+  bool empty() const { return terms.size() != kAccountTermKinds; }
+};
+
 struct Plan {
   std::string engine;
   std::string version;
@@ -45,6 +79,7 @@ struct Plan {
   std::vector<Finding> findings;
   std::vector<std::string> estimated;  // inputs that are estimates, not facts
   Derivation graph;
+  CapacityAccount account;    // the KV arithmetic in the shared vocabulary
   bool starts = true;         // false: the engine would fail at startup
   std::string startup_error;  // the engine's error line when it would fail
 

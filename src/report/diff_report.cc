@@ -41,7 +41,9 @@ std::string render_diff_text(const DiffResult& d) {
   }
   // The capacity outputs that did not move, stated, since "unchanged" is often the answer.
   std::vector<std::string> same;
-  for (const char* o : {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size"}) {
+  // The headline figures are the engine's KV tokens and running-request limit (its account).
+  for (const std::string& o : {d.a.account.tokens_output, d.a.account.request_limit_output}) {
+    if (o.empty()) continue;
     const Node* na = d.a.graph.find(o);
     const Node* nb = d.b.graph.find(o);
     if (na != nullptr && nb != nullptr && na->value == nb->value) {

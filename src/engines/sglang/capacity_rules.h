@@ -25,4 +25,8 @@ void resolve_kv_pool(PlanContext& ctx);
 /// R5.1–R5.7, R5.15: max_running_requests and the decode graphs actually captured.
 void resolve_running_requests(PlanContext& ctx);
 
+/// The plan's KV arithmetic (R3–R4) in the engine-neutral account (engines/plan.h), for the
+/// cross-engine diff. Leaves the account empty when sizing stopped before the KV pool.
+void fill_capacity_account(PlanContext& ctx);
+
 }  // namespace servescope::sglang

@@ -115,6 +115,8 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   if (plan.starts)
     resolve_running_requests(ctx);
   check_allreduce_fusion(ctx);
+  if (plan.starts)
+    fill_capacity_account(ctx);
 
   for (const char* id :
        {"max_total_num_tokens", "max_running_requests", "max_mamba_cache_size",

@@ -39,4 +39,8 @@ void resolve_kv_cache(PlanContext& ctx);
 /// max_num_seqs ≤ num_blocks constraint of FULL graphs.
 void resolve_runtime_cudagraphs(PlanContext& ctx);
 
+/// The plan's KV arithmetic (V2.2, V4.2) in the engine-neutral account (engines/plan.h), for
+/// the cross-engine diff. Leaves the account empty when no KV cache was sized.
+void fill_capacity_account(PlanContext& ctx);
+
 }  // namespace servescope::vllm

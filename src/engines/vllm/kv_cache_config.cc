@@ -449,12 +449,13 @@ void resolve_kv_cache(PlanContext& ctx) {
          std::string(kUtils) + "::get_max_concurrency_for_kv_cache_config",
          {"max_model_len", "kv_cache_groups", "max_num_batched_tokens", "mamba_cache_mode"}});
   const double concurrency = static_cast<double>(blocks) / static_cast<double>(per_req);
+  // The node holds the figure as vLLM prints it ({:.2f}); the token count uses the unrounded one.
   g.add({"maximum_concurrency",
-         concurrency,
+         python_round(concurrency, 2),
          "x",
          "V5.1",
-         fmt::format("num_blocks {} / blocks per request {} (printed as {:.2f}x).", blocks, per_req,
-                     concurrency),
+         fmt::format("num_blocks {} / blocks per request {} = {:.6f}, printed {:.2f}x.", blocks,
+                     per_req, concurrency, concurrency),
          std::string(kUtils) + "::get_max_concurrency_for_kv_cache_config",
          {"num_gpu_blocks", "blocks_per_request"}});
 
@@ -478,6 +479,25 @@ void resolve_kv_cache(PlanContext& ctx) {
         "num_blocks {} // {} groups × smallest block {}{} (the formula "
         "before #41069, 2026-04-28).",
         blocks, w0.size(), min_block, z.cp > 1 ? fmt::format(" × dcp·pcp {}", z.cp) : "");
+  }
+  // The bytes one reported token costs on this GPU: a set of one block per group holds the
+  // smallest block's tokens (the pre-#41069 formula's unit), every layer included.
+  {
+    std::int64_t min_block = INT64_MAX;
+    for (const Group& gp : w0)
+      min_block = std::min(min_block, gp.spec.block_size);
+    const std::int64_t per_block = gr.kind == Grouping::Kind::kUniformType
+                                       ? w0.front().spec.page_bytes
+                                       : page * gs0;
+    g.add({"kv_bytes_per_token",
+           static_cast<double>(per_block) * static_cast<double>(w0.size()) /
+               static_cast<double>(min_block),
+           "bytes/token",
+           "V4.2",
+           fmt::format("{} bytes per block × {} group(s) / {} tokens per block.", per_block,
+                       w0.size(), min_block),
+           std::string(kUtils) + "::get_kv_cache_config_from_groups",
+           {"kv_page_bytes", "kv_cache_groups", "block_size"}});
   }
   g.add({"gpu_kv_cache_size_tokens",
          tokens,

@@ -119,6 +119,8 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
     resolve_kv_cache(ctx);
   if (plan.starts)
     resolve_runtime_cudagraphs(ctx);
+  if (plan.starts)
+    fill_capacity_account(ctx);
   if (ctx.args.dp > 1) {
     ctx.finding(Severity::kInfo, "data-parallel-engines", {ctx.in.typed("data_parallel_size")},
                 fmt::format("each of the {} DP ranks is its own engine core with these numbers; "
