@@ -1,25 +1,37 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target in BUILD_DIR for SECONDS each, seeded from the repository's own
-# inputs (model configs, launch commands). A crash leaves its input in build-fuzz/.
+# inputs (model configs, launch commands, real logs, HTTP responses). A crash leaves its input
+# in build-fuzz/.
 set -euo pipefail
 build="${1:-build-fuzz}"
 seconds="${2:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$build/fuzz-work"
-mkdir -p "$work/model_config" "$work/command_line" "$work/log_parser"
+mkdir -p "$work/model_config" "$work/command_line" "$work/vllm_command_line" "$work/log_parser" \
+  "$work/http_stream"
 cp "$root"/data/models/*.json "$work/model_config/"
-cp "$root"/../shared/corpus/raw/sglang-*.log "$work/log_parser/" 2>/dev/null || true
+cp "$root"/../shared/corpus/raw/*.log "$work/log_parser/" 2>/dev/null || true
+# HTTP seeds: byte 0 picks the API and streaming (bit 2), byte 1 the chunk size.
+printf '\x04\x07HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n2a\r\ndata: {"choices":[{"text":"a","index":0}]}\n\n\r\n0\r\n\r\n' \
+  >"$work/http_stream/sse"
+printf '\x00\x10HTTP/1.1 200 OK\r\nContent-Length: 62\r\n\r\n{"choices":[{"text":"hi"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}' \
+  >"$work/http_stream/json"
+printf '\x00\x05# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{model="m"} 26\n' \
+  >"$work/http_stream/metrics"
 i=0
 while IFS= read -r line; do
   printf '%s' "$line" >"$work/command_line/seed$i"
+  printf '%s' "$line" >"$work/vllm_command_line/seed$i"
   i=$((i + 1))
 done <<'SEEDS'
 --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 --speculative-algorithm NEXTN
 --model=M --tp-size=2 --disable-radix-cache --cuda-graph-bs 1 2 4 --mem-fraction-static 0.8
 --pp 2 --max-running-request 256 --chunked-prefill-size -1 'quoted value' --unknown "x y"
+--tensor-parallel-size 4 --gpu-memory-utilization 0.9 --max-model-len 32768 -O2
+--compilation-config '{"cudagraph_mode": "FULL_AND_PIECEWISE"}' --speculative-config.method=mtp
 SEEDS
 status=0
-for target in model_config command_line log_parser; do
+for target in model_config command_line vllm_command_line log_parser http_stream; do
   echo "== fuzzing $target for ${seconds}s"
   (cd "$build" && "./${target}_fuzz" -max_total_time="$seconds" -max_len=65536 "fuzz-work/$target") || status=1
 done

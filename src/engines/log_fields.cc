@@ -324,8 +324,10 @@ std::size_t LogFieldScanner::scan(std::string_view text, FactBuilder& out) {
       continue;
     }
     // The label: the label characters just before the separator, after the last boundary.
+    // (At most 96 bytes back: a label is short, and a long run of separators must not make
+    // this quadratic.)
     std::size_t b = i;
-    while (b > label_start && is_label_char(text[b - 1]))
+    while (b > label_start && i - b < 96 && is_label_char(text[b - 1]))
       --b;
     std::string_view label = text.substr(b, i - b);
     while (!label.empty() && (label.front() == ' ' || label.front() == '.'))

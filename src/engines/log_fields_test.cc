@@ -73,6 +73,19 @@ TEST(LogFields, AnIdentifierEndsALabel) {
   EXPECT_EQ(f.integer("c4_size"), 132352);
 }
 
+TEST(LogFields, LongRunsOfSeparatorsStayLinear) {
+  // Half a million pairs with no boundary between them: each label is read from at most a
+  // short stretch before its separator, so this is fast (it was quadratic).
+  std::string text;
+  for (int i = 0; i < 500000; ++i)
+    text += "ab=";
+  Fact f;
+  FactBuilder b(f);
+  b.begin("t", 1);
+  LogFieldScanner s;
+  EXPECT_GT(s.scan(text, b), 0u);
+}
+
 TEST(LogFields, BuilderReusesStorageAndDropsLeftovers) {
   Fact f;
   FactBuilder b(f);

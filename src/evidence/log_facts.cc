@@ -6,6 +6,8 @@ namespace {
 
 constexpr std::size_t kMaxRanks = 256;
 constexpr std::size_t kMaxTimelines = 64;
+// Kept facts stop here whatever their count (a log of thousands of 4 MiB lines).
+constexpr std::size_t kMaxKeptBytes = std::size_t{256} << 20;
 
 }  // namespace
 
@@ -39,6 +41,7 @@ LogFacts& LogFacts::operator=(LogFacts&& other) noexcept {
   summary_ = std::move(other.summary_);
   counts_ = std::move(other.counts_);
   facts_ = std::move(other.facts_);
+  kept_bytes_ = other.kept_bytes_;
   slots_ = std::move(other.slots_);
   dropped_ = std::move(other.dropped_);
   ranks_ = std::move(other.ranks_);
@@ -56,6 +59,7 @@ void LogFacts::copy_data(const LogFacts& o) {
   summary_ = o.summary_;
   counts_ = o.counts_;
   facts_ = o.facts_;
+  kept_bytes_ = o.kept_bytes_;
   slots_ = o.slots_;
   dropped_ = o.dropped_;
   ranks_ = o.ranks_;
@@ -121,10 +125,12 @@ void LogFacts::add(const Fact& fact) {
       t->add(fact);
   }
   const std::size_t keep = batch ? keep_batch_per_kind_ : keep_per_kind_;
-  if (s.indexes.size() >= keep) {
+  const std::size_t bytes = fact.raw.size() + 64 * fact.fields.size() + 128;
+  if (s.indexes.size() >= keep || kept_bytes_ + bytes > kMaxKeptBytes) {
     ++dropped_[fact.kind];
     return;
   }
+  kept_bytes_ += bytes;
   s.indexes.push_back(facts_.size());
   facts_.push_back(fact);
 }

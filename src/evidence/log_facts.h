@@ -3,8 +3,8 @@
 // version inference, and how many lines were read, recognised or not.
 //
 // Memory is bounded whatever the log's size: at most `keep_per_kind` facts of each kind are
-// kept (the periodic batch lines are counted and fold into the timeline; the rest is
-// reported as dropped, never silently).
+// kept, and at most 256 MiB of them in all (the periodic batch lines are counted and fold
+// into the timeline; the rest is reported as dropped, never silently).
 #pragma once
 
 #include <array>
@@ -111,6 +111,7 @@ class LogFacts {
   LogSummary summary_;
   LineCounts counts_;
   std::vector<Fact> facts_;
+  std::size_t kept_bytes_ = 0;  // approximate memory of facts_
   std::map<std::string, KindSlot, std::less<>> slots_;
   std::array<KindSlot*, 4> recent_{};
   std::size_t recent_next_ = 0;

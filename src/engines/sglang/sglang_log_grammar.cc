@@ -185,6 +185,8 @@ bool is_http_server_line(std::string_view s) {
          has(s, "\" 200") || (has(s, " HTTP/1.") && has(s, " - \""));
 }
 
+constexpr std::size_t kMaxCommandBytes = 64 * 1024;
+
 }  // namespace
 
 struct SglangLogGrammar::Patterns {
@@ -301,7 +303,8 @@ LineKind SglangLogGrammar::unprefixed(std::string_view line, FactSink& out) {
     }
     pending_command_raw_ += '\n';
     pending_command_raw_ += line;
-    if (!more)
+    // A command is a few lines; a text of endless backslashes is not one.
+    if (!more || pending_command_raw_.size() > kMaxCommandBytes)
       flush_command(out);
     return LineKind::kKnown;
   }
