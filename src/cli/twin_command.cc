@@ -75,7 +75,7 @@ ExitStatus run_twin(const CommandArgs& args) {
     auto c = CostModel::build(s.built.scenario, shape, eff);
     if (!c)
       return usage_error(c.message());
-    cost = std::move(*c);
+    cost = *c;
   }
   StreamLog log(stderr);
   TwinServer server(s.built.scenario, s.plan, *s.profile, shape, cost ? &*cost : nullptr, twin,

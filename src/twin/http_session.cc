@@ -108,7 +108,7 @@ void HttpSession::on_read(boost::beast::error_code ec) {
   handle(parser_->release());
 }
 
-void HttpSession::handle(Request request) {
+void HttpSession::handle(const Request& request) {
   keep_alive_ = request.keep_alive();
   const std::string target = str(request.target());
   const std::string_view path = path_of(target);
@@ -155,9 +155,8 @@ void HttpSession::handle(Request request) {
       } else {
         body = self->ctx_.profile.status_json(p, status).value_or("{}");
       }
-      net::post(self->socket_.get_executor(), [self, type, body = std::move(body)]() mutable {
-        self->respond(200, type, std::move(body));
-      });
+      net::post(self->socket_.get_executor(),
+                [self, type, body = std::move(body)] { self->respond(200, type, body); });
     });
     return;
   }
@@ -262,7 +261,7 @@ void HttpSession::deliver(std::int64_t from, std::int32_t count, bool finished) 
   } else if (finished) {
     std::string body = renderer_->body(tokens_, ctx_.clock.now() - started_);
     renderer_.reset();
-    respond(200, "application/json", std::move(body));
+    respond(200, "application/json", body);
     return;
   }
   if (cut_now)
@@ -284,7 +283,7 @@ void HttpSession::cut() {
     close();
 }
 
-void HttpSession::respond(int status, std::string_view content_type, std::string body) {
+void HttpSession::respond(int status, std::string_view content_type, std::string_view body) {
   if (closed_)
     return;
   if (!method_.empty())

@@ -87,10 +87,10 @@ class HttpSession final : public TokenSink, public std::enable_shared_from_this<
 
   void read_request();
   void on_read(boost::beast::error_code ec);
-  void handle(Request request);
+  void handle(const Request& request);
   void handle_generation(ApiKind kind, const Request& request);
   void deliver(std::int64_t from, std::int32_t count, bool finished);
-  void respond(int status, std::string_view content_type, std::string body);
+  void respond(int status, std::string_view content_type, std::string_view body);
   void respond_error(int status, std::string_view message);
   void start_stream();
   void watch();

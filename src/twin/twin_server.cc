@@ -44,7 +44,7 @@ TwinServer::TwinServer(const Scenario& scenario, const Plan& plan, const TwinPro
       profile_(profile),
       shape_(std::move(shape)),
       cost_(cost),
-      options_(std::move(options)),
+      options_(options),
       log_(log) {}
 
 // The engine's startup log up to its error, each line at its time, then exit status 1.

@@ -22,7 +22,7 @@ double number(const Plan& plan, std::string_view id, double fallback) {
   return n != nullptr && n->value.is_number() ? n->value.as_number() : fallback;
 }
 
-std::string text(const Plan& plan, std::string_view id, std::string fallback = {}) {
+std::string text(const Plan& plan, std::string_view id, const std::string& fallback = {}) {
   const Node* n = node(plan, id);
   return n != nullptr && n->value.is_string() ? n->value.as_string() : fallback;
 }
@@ -110,14 +110,27 @@ class LogBuilder {
   std::vector<LogLine> lines_;
 };
 
+// The last line of the traceback: the plan's error as Python prints an exception; a message
+// that is not one already becomes a RuntimeError.
+std::string exception_line(const std::string& error) {
+  if (error.empty())
+    return "RuntimeError: the engine failed to start";
+  const auto colon = error.find(':');
+  const std::string_view head =
+      std::string_view(error).substr(0, colon == std::string::npos ? 0 : colon);
+  const bool exception = !head.empty() && head.find(' ') == std::string_view::npos &&
+                         (head.ends_with("Error") || head.ends_with("Exception"));
+  const bool engine_message = error.rfind("Capture cuda graph failed", 0) == 0;
+  return exception || engine_message ? error : "RuntimeError: " + error;
+}
+
 void failure(LogBuilder& log, double at, const Plan& plan) {
   // scheduler.py::run_scheduler_process logs the traceback; the launcher then reports the
   // child's death (engine.py: "Received sigquit from a child process...").
   log.rank0(at, "Scheduler hit an exception: Traceback (most recent call last):");
   log.raw(at, "  File \"sglang/srt/managers/scheduler.py\", in run_scheduler_process");
   log.raw(at, "    scheduler = Scheduler(");
-  log.raw(at, plan.startup_error.empty() ? "RuntimeError: the engine failed to start"
-                                         : plan.startup_error);
+  log.raw(at, exception_line(plan.startup_error));
   log.raw(at, "");
   log.main(at, "Received sigquit from a child process. It usually means the child failed.",
            StartupMark::kFailed);
@@ -148,6 +161,99 @@ std::string python_repr(const Value& v) {
   }
   return out + "'";
 }
+
+namespace {
+
+// ServerArgs field names by main-branch date (sglang-history.md §11): the plan's arguments use
+// the newest names, so a dump for an older date drops the fields it did not have yet and
+// prints the ones it had instead. [from, until], "" = unbounded.
+struct FieldEra {
+  const char* field;
+  const char* from;
+  const char* until;
+};
+constexpr FieldEra kFieldEras[] = {
+    {"cuda_graph_config", "2026-06-09", ""},
+    {"cuda_graph_backend_decode", "2026-06-09", ""},
+    {"cuda_graph_backend_prefill", "2026-06-09", ""},
+    {"cuda_graph_max_bs_decode", "2026-06-09", ""},
+    {"cuda_graph_max_bs_prefill", "2026-06-09", ""},
+    {"cuda_graph_bs_decode", "2026-06-09", ""},
+    {"cuda_graph_bs_prefill", "2026-06-09", ""},
+    {"disable_decode_cuda_graph", "2026-06-09", ""},
+    {"disable_prefill_cuda_graph", "2026-06-09", ""},
+    {"cuda_graph_max_bs", "2024-10-26", "2026-06-08"},
+    {"cuda_graph_bs", "2024-10-26", "2026-06-08"},
+    {"enable_piecewise_cuda_graph", "2025-10-11", "2026-03-01"},
+    {"disable_piecewise_cuda_graph", "2026-03-02", "2026-06-08"},
+    {"enforce_piecewise_cuda_graph", "2026-03-02", "2026-06-08"},
+    {"mamba_scheduler_strategy", "2025-12-14", "2026-06-17"},
+    {"mamba_radix_cache_strategy", "2026-06-18", ""},
+    {"enable_flashinfer_allreduce_fusion", "2025-07-02", ""},
+    {"flashinfer_allreduce_fusion_backend", "2026-06-15", ""},
+    {"mamba_full_memory_ratio", "2025-10-13", ""},
+    {"max_mamba_cache_size", "2025-09-11", ""},
+};
+
+bool in_era(const FieldEra& e, const std::string& date) {
+  return date.empty() ? e.until[0] == '\0'
+                      : date >= std::string_view(e.from) &&
+                            (e.until[0] == '\0' || date <= std::string_view(e.until));
+}
+
+void dated_fields(const std::string& date, const Plan& plan,
+                  std::vector<std::pair<std::string, Value>>& fields) {
+  auto find = [&](std::string_view name) {
+    return std::find_if(fields.begin(), fields.end(),
+                        [&](const auto& f) { return f.first == name; });
+  };
+  auto value_of = [&](std::string_view id, Value fallback) {
+    const Node* n = node(plan, id);
+    return n != nullptr ? n->value : fallback;
+  };
+  const bool prefill_graph = [&] {
+    const std::string backend = text(plan, "cuda_graph_backend_prefill.resolved");
+    return !backend.empty() && backend != "disabled" && backend != "none" &&
+           !flag_on(plan, "arg.disable_prefill_cuda_graph") &&
+           !flag_on(plan, "arg.disable_cuda_graph");
+  }();
+  for (const FieldEra& e : kFieldEras) {
+    auto it = find(e.field);
+    if (!in_era(e, date)) {
+      if (it != fields.end())
+        fields.erase(it);
+      continue;
+    }
+    if (it != fields.end())
+      continue;
+    // The field belongs to this date but the plan's arguments name it differently.
+    const std::string_view f = e.field;
+    Value v;
+    if (f == "cuda_graph_max_bs")
+      v = value_of("cuda_graph_max_bs_decode.resolved", value_of("cuda_graph_max_bs", Value()));
+    else if (f == "cuda_graph_bs")
+      v = value_of("arg.cuda_graph_bs_decode", Value());
+    else if (f == "enable_piecewise_cuda_graph" || f == "enforce_piecewise_cuda_graph")
+      v = Value(false);
+    else if (f == "disable_piecewise_cuda_graph")
+      v = Value(!prefill_graph);
+    else if (f == "mamba_scheduler_strategy" || f == "mamba_radix_cache_strategy")
+      v = value_of("mamba_radix_cache_strategy.resolved",
+                   Value(f == "mamba_radix_cache_strategy" ? "auto" : "no_buffer"));
+    else if (f == "enable_flashinfer_allreduce_fusion")
+      v = value_of("arg.enable_flashinfer_allreduce_fusion", Value(false));
+    else if (f == "mamba_full_memory_ratio")
+      v = Value(0.9);
+    fields.emplace_back(e.field, std::move(v));
+  }
+  // From 2026-06-15 the flag is converted to the backend field and prints False.
+  if (date.empty() || date >= "2026-06-15") {
+    if (auto it = find("enable_flashinfer_allreduce_fusion"); it != fields.end())
+      it->second = Value(false);
+  }
+}
+
+}  // namespace
 
 std::vector<std::pair<std::string, Value>> server_args_fields(const Scenario& scenario,
                                                               const Plan& plan,
@@ -193,6 +299,7 @@ std::vector<std::pair<std::string, Value>> server_args_fields(const Scenario& sc
     const FlagSetting* f = scenario.command.find("--served-model-name");
     fields.emplace_back("served_model_name", Value(f != nullptr ? f->value() : model));
   }
+  dated_fields(scenario.version.main_date, plan, fields);
   return fields;
 }
 
@@ -208,23 +315,51 @@ std::string server_args_repr(const Scenario& scenario, const Plan& plan, const E
   return out + ")";
 }
 
+// The line formats of the engine's main branch on `date` (sglang-history.md §11); "" is the
+// newest. Lexical comparison works on "YYYY-MM-DD".
+namespace {
+class DatedFormats {
+ public:
+  explicit DatedFormats(std::string date) : date_(std::move(date)) {}
+  bool since(std::string_view day) const { return date_.empty() || date_ >= day; }
+
+ private:
+  std::string date_;
+};
+}  // namespace
+
 std::vector<LogLine> SglangTwinProfile::startup_log(const Scenario& scenario, const Plan& plan,
                                                     const StartupContext& ctx) const {
   const int tp = static_cast<int>(std::max(1.0, number(plan, "arg.tp_size", 1)));
   const double secs = ctx.startup_seconds;
+  const DatedFormats era(scenario.version.main_date);
   LogBuilder log(tp);
   log.main(0.0, server_args_repr(scenario, plan, ctx.endpoint));
 
   const double p = number(plan, "free_before_load_gib", 0);
   const double a = number(plan, "free_after_load_gib", 0);
-  log.ranks(0.04, fmt::format("Init torch distributed ends. elapsed={:.2f} s, mem usage=0.64 GB",
-                              0.04 * secs));
+  // distributed/bootstrap.py: mem usage from 2025-03-04 (e074d84e5), elapsed from 2026-01-26.
+  if (era.since("2026-01-26"))
+    log.ranks(0.04, fmt::format("Init torch distributed ends. elapsed={:.2f} s, mem usage=0.64 GB",
+                                0.04 * secs));
+  else if (era.since("2025-03-04"))
+    log.ranks(0.04, "Init torch distributed ends. mem usage=0.64 GB");
   log.ranks(0.05, fmt::format("Load weight begin. avail mem={:.2f} GB", p));
-  log.ranks(
-      0.50,
-      fmt::format(
-          "Load weight end. elapsed={:.2f} s, type={}, {}avail mem={:.2f} GB, mem usage={:.2f} GB.",
-          0.45 * secs, scenario.model.architecture, quant_part(scenario.model.quant), a, p - a));
+  // model_runner.py::load_model: mem usage from 2025-03-04, elapsed from 2026-01-26, dtype
+  // replaced by [quant=…] from 2026-03-04 (f7897def9).
+  std::string load_end = "Load weight end. ";
+  if (era.since("2026-01-26"))
+    load_end += fmt::format("elapsed={:.2f} s, ", 0.45 * secs);
+  load_end += fmt::format("type={}, ", scenario.model.architecture);
+  if (era.since("2026-03-04"))
+    load_end += quant_part(scenario.model.quant);
+  else
+    load_end += fmt::format("dtype=torch.{}, ",
+                            scenario.model.dtype.empty() ? "bfloat16" : scenario.model.dtype);
+  load_end += fmt::format("avail mem={:.2f} GB", a);
+  load_end +=
+      era.since("2025-03-04") ? fmt::format(", mem usage={:.2f} GB.", p - a) : std::string();
+  log.ranks(0.50, load_end);
   const bool sized = node(plan, "max_total_num_tokens") != nullptr;
   const bool capture_crash = plan.startup_error.rfind("Capture cuda graph failed", 0) == 0;
   if (!plan.starts && !sized) {
@@ -233,12 +368,17 @@ std::vector<LogLine> SglangTwinProfile::startup_log(const Scenario& scenario, co
   }
 
   double avail = a;
+  const std::string dtype = torch_dtype(text(plan, "kv_cache_dtype.resolved", "bfloat16"));
+  // A separate "Using KV cache dtype" line from 2025-09-15 until it moved into the KV line.
+  if (era.since("2025-09-15") && !era.since("2026-05-24"))
+    log.ranks(0.51, fmt::format("Using KV cache dtype: {}", dtype));
   if (const Node* k = node(plan, "max_mamba_cache_size")) {
     const Mamba m = mamba_sizes(scenario, plan, tp);
-    std::string line = fmt::format(
-        "Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {:.2f}GB, ssm_state "
-        "size: {:.2f}GB",
-        k->value.as_int(), m.conv_gib, m.ssm_gib);
+    std::string line = "Mamba Cache is allocated. ";
+    if (era.since("2025-10-13"))
+      line += fmt::format("max_mamba_cache_size: {}, ", k->value.as_int());
+    line +=
+        fmt::format("conv_state size: {:.2f}GB, ssm_state size: {:.2f}GB", m.conv_gib, m.ssm_gib);
     if (m.interm_ssm_gib + m.interm_conv_gib > 0)
       line += fmt::format(
           " intermediate_ssm_state_cache size: {:.2f}GB intermediate_conv_window_cache size: "
@@ -251,17 +391,19 @@ std::vector<LogLine> SglangTwinProfile::startup_log(const Scenario& scenario, co
   const double cell_target = number(plan, "kv_cell_bytes.target", number(plan, "kv_cell_bytes", 0));
   const double cell_all = number(plan, "kv_cell_bytes", cell_target);
   const double kv_gib = static_cast<double>(tokens) * cell_target / kGiB;
-  const std::string dtype = torch_dtype(text(plan, "kv_cache_dtype.resolved", "bfloat16"));
-  if (scenario.model.uses_mla()) {
-    log.ranks(0.53, fmt::format("KV Cache is allocated. dtype: {}, #tokens: {}, KV size: {:.2f} GB",
-                                dtype, tokens, kv_gib));
-  } else {
-    log.ranks(
-        0.53,
-        fmt::format(
-            "KV Cache is allocated. dtype: {}, #tokens: {}, K size: {:.2f} GB, V size: {:.2f} GB",
-            dtype, tokens, kv_gib / 2, kv_gib / 2));
-  }
+  // memory_pool.py: "#tokens" from 2025-03-04, "dtype:" from 2026-05-24 (93fa577bb).
+  std::string kv = "KV Cache is allocated. ";
+  if (era.since("2026-05-24"))
+    kv += fmt::format("dtype: {}, ", dtype);
+  if (era.since("2025-03-04"))
+    kv += fmt::format("#tokens: {}, ", tokens);
+  if (scenario.model.uses_mla())
+    kv += fmt::format("KV size: {:.2f} GB", kv_gib);
+  else
+    kv += fmt::format("K size: {:.2f} GB, V size: {:.2f} GB", kv_gib / 2, kv_gib / 2);
+  if (!era.since("2025-03-04"))
+    kv += ".";
+  log.ranks(0.53, kv);
   avail -= static_cast<double>(tokens) * cell_all / kGiB;
   log.ranks(0.54, fmt::format("Memory pool end. avail mem={:.2f} GB", avail));
 
@@ -269,49 +411,87 @@ std::vector<LogLine> SglangTwinProfile::startup_log(const Scenario& scenario, co
   const Node* bs = node(plan, "cuda_graph_bs");
   if (!flag_on(plan, "arg.disable_cuda_graph") && bs != nullptr && bs->value.is_list()) {
     const bool spec = !text(plan, "arg.speculative_algorithm").empty();
-    const std::string kind = spec ? "target verify" : "target decode";
-    const auto per_req =
-        spec ? static_cast<std::int64_t>(number(plan, "speculative_num_draft_tokens.resolved", 1))
-             : 1;
-    const std::string backend = text(plan, "cuda_graph_backend_decode.resolved", "full");
-    log.rank0(0.56, fmt::format("Capture {} CUDA graph begin. backend={}, num_tokens_per_req={}, "
-                                "bs={}, avail mem={:.2f} GB",
-                                kind, backend, per_req, list_repr(bs->value.as_list()), avail));
-    if (capture_crash) {
-      failure(log, 0.58, plan);
-      return log.take();
-    }
     const double used = graph_gib * 0.5;
-    avail -= used;
-    log.rank0(0.75, fmt::format("Capture {} CUDA graph end. elapsed={:.2f} s, mem usage={:.2f} GB, "
-                                "avail mem={:.2f} GB.",
-                                kind, 0.19 * secs, used, avail));
-    const Node* prefill = node(plan, "cuda_graph_bs_prefill.resolved");
-    const std::string prefill_backend = text(plan, "cuda_graph_backend_prefill.resolved");
-    if (!flag_on(plan, "arg.disable_prefill_cuda_graph") && prefill != nullptr &&
-        prefill->value.is_list() && !prefill_backend.empty() && prefill_backend != "disabled" &&
-        prefill_backend != "none") {
-      log.rank0(0.76, fmt::format("Capture target prefill CUDA graph begin. backend={}, "
-                                  "num_tokens={}, avail mem={:.2f} GB",
-                                  prefill_backend, list_repr(prefill->value.as_list()), avail));
-      const double prefill_used = graph_gib * 0.3;
-      avail -= prefill_used;
-      log.rank0(0.88, fmt::format("Capture target prefill CUDA graph end. elapsed={:.2f} s, mem "
-                                  "usage={:.2f} GB, avail mem={:.2f} GB.",
-                                  0.12 * secs, prefill_used, avail));
+    if (era.since("2026-06-22")) {
+      // cuda_graph_setup.py::capture_decode_graph (ad9723af0, #28937); num_tokens_per_req from
+      // 2026-07-13 (c0f1f7e06).
+      const std::string kind = spec ? "target verify" : "target decode";
+      const auto per_req =
+          spec ? static_cast<std::int64_t>(number(plan, "speculative_num_draft_tokens.resolved", 1))
+               : 1;
+      const std::string backend = text(plan, "cuda_graph_backend_decode.resolved", "full");
+      log.rank0(
+          0.56,
+          fmt::format("Capture {} CUDA graph begin. backend={}, {}={}, bs={}, avail mem={:.2f} GB",
+                      kind, backend,
+                      era.since("2026-07-13") ? "num_tokens_per_req" : "num_tokens_per_bs", per_req,
+                      list_repr(bs->value.as_list()), avail));
+      if (capture_crash) {
+        failure(log, 0.58, plan);
+        return log.take();
+      }
+      avail -= used;
+      log.rank0(0.75, fmt::format("Capture {} CUDA graph end. elapsed={:.2f} s, mem usage={:.2f} "
+                                  "GB, avail mem={:.2f} GB.",
+                                  kind, 0.19 * secs, used, avail));
+      const Node* prefill = node(plan, "cuda_graph_bs_prefill.resolved");
+      const std::string prefill_backend = text(plan, "cuda_graph_backend_prefill.resolved");
+      if (!flag_on(plan, "arg.disable_prefill_cuda_graph") && prefill != nullptr &&
+          prefill->value.is_list() && !prefill_backend.empty() && prefill_backend != "disabled" &&
+          prefill_backend != "none") {
+        log.rank0(0.76, fmt::format("Capture target prefill CUDA graph begin. backend={}, "
+                                    "num_tokens={}, avail mem={:.2f} GB",
+                                    prefill_backend, list_repr(prefill->value.as_list()), avail));
+        const double prefill_used = graph_gib * 0.3;
+        avail -= prefill_used;
+        log.rank0(0.88, fmt::format("Capture target prefill CUDA graph end. elapsed={:.2f} s, mem "
+                                    "usage={:.2f} GB, avail "
+                                    "mem={:.2f} GB.",
+                                    0.12 * secs, prefill_used, avail));
+      }
+    } else {
+      // The single capture of cuda_graph_runner.py: begin (avail mem from 2025-03-04), the batch
+      // sizes (2025-04-30 on), end (time only before 2025-03-04, then avail and usage, swapped on
+      // 2025-04-28, 849c83a0c).
+      log.rank0(
+          0.56,
+          era.since("2025-03-04")
+              ? fmt::format("Capture cuda graph begin. This can take up to several minutes. "
+                            "avail mem={:.2f} GB",
+                            avail)
+              : std::string("Capture cuda graph begin. This can take up to several minutes."));
+      if (era.since("2025-04-30"))
+        log.rank0(0.57, fmt::format("Capture cuda graph bs {}", list_repr(bs->value.as_list())));
+      if (capture_crash) {
+        failure(log, 0.58, plan);
+        return log.take();
+      }
+      avail -= used;
+      std::string end = fmt::format("Capture cuda graph end. Time elapsed: {:.2f} s", 0.29 * secs);
+      if (era.since("2025-04-28"))
+        end += fmt::format(". mem usage={:.2f} GB. avail mem={:.2f} GB.", used, avail);
+      else if (era.since("2025-03-04"))
+        end += fmt::format(". avail mem={:.2f} GB. mem usage={:.2f} GB.", avail, used);
+      log.rank0(0.85, end);
     }
   }
   if (!plan.starts) {
     failure(log, 0.90, plan);
     return log.take();
   }
-  log.rank0(0.90,
-            fmt::format("max_total_num_tokens={}, chunked_prefill_size={}, max_prefill_tokens={}, "
-                        "max_running_requests={}, context_len={}, available_gpu_mem={:.2f} GB",
-                        tokens, static_cast<std::int64_t>(number(plan, "chunked_prefill_size", -1)),
-                        static_cast<std::int64_t>(number(plan, "arg.max_prefill_tokens", 16384)),
-                        static_cast<std::int64_t>(number(plan, "max_running_requests", 0)),
-                        static_cast<std::int64_t>(number(plan, "context_len", 0)), avail));
+  // scheduler.py::init_model_worker; chunked_prefill_size from 2025-01-26, available_gpu_mem
+  // from 2025-05-31.
+  std::string capacity = fmt::format("max_total_num_tokens={}, ", tokens);
+  if (era.since("2025-01-26"))
+    capacity += fmt::format("chunked_prefill_size={}, ",
+                            static_cast<std::int64_t>(number(plan, "chunked_prefill_size", -1)));
+  capacity += fmt::format("max_prefill_tokens={}, max_running_requests={}, context_len={}",
+                          static_cast<std::int64_t>(number(plan, "arg.max_prefill_tokens", 16384)),
+                          static_cast<std::int64_t>(number(plan, "max_running_requests", 0)),
+                          static_cast<std::int64_t>(number(plan, "context_len", 0)));
+  if (era.since("2025-05-31"))
+    capacity += fmt::format(", available_gpu_mem={:.2f} GB", avail);
+  log.rank0(0.90, capacity);
   // uvicorn's own lines, then the warmup request (http_server.py::_wait_and_warmup).
   log.main(0.92, fmt::format("INFO:     Started server process [{}]", ctx.pid));
   log.main(0.92, "INFO:     Waiting for application startup.");

@@ -19,8 +19,9 @@ struct Case {
 };
 
 Case make(const std::string& command, double before = 94.6, double after = 64.6,
-          std::vector<std::string> env = {}) {
+          std::vector<std::string> env = {}, const std::string& engine = "") {
   ScenarioOptions o;
+  o.engine = engine;
   o.gpu = "rtx-pro-6000";
   o.gpus = 4;
   o.free_before_load_gib = before;
@@ -180,6 +181,33 @@ TEST(SglangTwinProfileTest, StartupLogEndsReadyOrWithTheEnginesError) {
     error_line = error_line || (l.raw && l.text == bad.plan.startup_error);
   }
   EXPECT_TRUE(error_line);
+}
+
+// The startup lines follow the engine's version (sglang-history.md §11): the same plan printed
+// for a 2025 main branch has that era's KV and weight lines and ServerArgs fields.
+TEST(SglangTwinProfileTest, StartupLogLinesFollowTheVersion) {
+  auto joined = [](const std::vector<LogLine>& lines) {
+    std::string all;
+    for (const LogLine& l : lines)
+      all += l.text + "\n";
+    return all;
+  };
+  const Case now = make("", 94.6, 64.6, {}, "sglang@2026-07-20");
+  const Case old = make("", 94.6, 64.6, {}, "sglang@2025-11-01");
+  const StartupContext ctx{{"127.0.0.1", 30000}, 10, 1};
+  const std::string a = joined(profile().startup_log(now.built.scenario, now.plan, ctx));
+  const std::string b = joined(profile().startup_log(old.built.scenario, old.plan, ctx));
+  // "dtype:" entered the KV line on 2026-05-24; "#tokens:" is in both.
+  EXPECT_NE(a.find("KV Cache is allocated. dtype: "), std::string::npos) << a;
+  EXPECT_EQ(b.find("KV Cache is allocated. dtype: "), std::string::npos) << b;
+  EXPECT_NE(b.find("KV Cache is allocated. #tokens: "), std::string::npos) << b;
+  // The weight line named the dtype until 2026-03-04, the quantization after.
+  EXPECT_NE(b.find("dtype=torch.bfloat16, avail mem="), std::string::npos) << b;
+  EXPECT_EQ(a.find("dtype=torch."), std::string::npos) << a;
+  // The CUDA-graph fields were split by phase on 2026-06-09.
+  EXPECT_NE(a.find("cuda_graph_max_bs_decode="), std::string::npos);
+  EXPECT_EQ(b.find("cuda_graph_max_bs_decode="), std::string::npos);
+  EXPECT_NE(b.find("cuda_graph_max_bs="), std::string::npos);
 }
 
 TEST(SglangTwinProfileTest, MetricsUsePrometheusFormattingAndSglangNames) {
