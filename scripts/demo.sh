@@ -36,3 +36,28 @@ section "6. The same diff on a May 2026 build (there the fusion only warns)"
 
 section "7. What could make 48 read 26? servescope why max_running_requests=26 --expected 48"
 "$bin" why max_running_requests=26 --expected 48 --limit 6 "${scenario[@]}" -- "${mtp[@]}"
+
+section "8. The same server as a twin (no GPU), loaded at concurrency 64: servescope twin + bench"
+twin_out="$(mktemp)"
+twin_err="$(mktemp)"
+"$bin" twin "${scenario[@]}" --speed 2 --no-access-log -- "${mtp[@]}" --host 127.0.0.1 --port 0 \
+  >"$twin_out" 2>"$twin_err" &
+twin_pid=$!
+trap 'kill "$twin_pid" 2>/dev/null; wait "$twin_pid" 2>/dev/null; rm -f "$twin_out" "$twin_err"' EXIT
+port=""
+for _ in $(seq 1 200); do
+  port="$(grep -o 'served at http://127.0.0.1:[0-9]*' "$twin_out" | sed 's/.*://' || true)"
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+[ -n "$port" ] || { echo "the twin did not start" >&2; cat "$twin_err" >&2; exit 1; }
+"$bin" bench --url "http://127.0.0.1:$port" --concurrency 64 --requests 192 --input-len 256 \
+  --output-len 64 --scrape-interval 50ms --quiet --expect-from "$twin_err"
+
+section "9. The twin's log, read back: servescope logs"
+"$bin" logs "$twin_err" | head -25
+
+section "10. Two engines, one model (vLLM issue 21348): servescope diff --a SGLANG --b VLLM"
+"$bin" diff --gpu h100-sxm \
+  --a 'python3 -m sglang.launch_server --model Qwen/Qwen3-235B-A22B-FP8 --tp 4 --mem-fraction-static 0.93' \
+  --b 'vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size 4' --b-engine vllm@0.10.1.1

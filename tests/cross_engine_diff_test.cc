@@ -4,12 +4,13 @@
 // logged 178,880. Neither side's memory figures were published, so both plans are estimates;
 // the test holds the arithmetic and the direction of each term, and the SGLang estimate
 // against its logged figure.
+#include "diagnose/cross_engine_diff.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/text.h"
-#include "diagnose/cross_engine_diff.h"
 #include "diagnose/scenario_builder.h"
 #include "report/cross_engine_diff_report.h"
 
@@ -120,8 +121,8 @@ TEST_F(CrossEngineDiffTest, ReportsSayTheAnswerFirstAndGiveEveryTerm) {
 
 TEST(CrossEngineDiff, ANonStartingSideIsAClearError) {
   // 235B FP8 weights do not fit one H100.
-  const BuiltScenario a = scenario(
-      "sglang", "python3 -m sglang.launch_server --model Qwen/Qwen3-235B-A22B-FP8 --tp 1");
+  const BuiltScenario a =
+      scenario("sglang", "python3 -m sglang.launch_server --model Qwen/Qwen3-235B-A22B-FP8 --tp 1");
   const BuiltScenario b = scenario("vllm", kVllm);
   auto d = diff_across_engines(*a.engine, a.scenario, *b.engine, b.scenario);
   ASSERT_FALSE(d);

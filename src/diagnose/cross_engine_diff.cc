@@ -49,14 +49,22 @@ double output_number(const Plan& plan, const std::string& id) {
 
 std::string_view account_term_name(AccountTermKind kind) {
   switch (kind) {
-    case AccountTermKind::kBase: return "memory the fraction applies to";
-    case AccountTermKind::kFraction: return "memory fraction";
-    case AccountTermKind::kWeights: return "weights";
-    case AccountTermKind::kActivation: return "activation peak";
-    case AccountTermKind::kNonTorch: return "non-torch memory";
-    case AccountTermKind::kCudaGraphs: return "CUDA graphs";
-    case AccountTermKind::kOtherPools: return "other pools";
-    case AccountTermKind::kBytesPerToken: return "KV bytes per token";
+    case AccountTermKind::kBase:
+      return "memory the fraction applies to";
+    case AccountTermKind::kFraction:
+      return "memory fraction";
+    case AccountTermKind::kWeights:
+      return "weights";
+    case AccountTermKind::kActivation:
+      return "activation peak";
+    case AccountTermKind::kNonTorch:
+      return "non-torch memory";
+    case AccountTermKind::kCudaGraphs:
+      return "CUDA graphs";
+    case AccountTermKind::kOtherPools:
+      return "other pools";
+    case AccountTermKind::kBytesPerToken:
+      return "KV bytes per token";
   }
   return "";
 }
@@ -106,23 +114,29 @@ Result<CrossEngineDiff> diff_across_engines(const Engine& engine_a, const Scenar
     const auto idx = static_cast<std::size_t>(k);
     current[idx] = tb[idx];
     const double after = modelled_tokens(current);
-    d.steps.push_back({static_cast<AccountTermKind>(k), d.a.account.terms[idx], d.b.account.terms[idx],
-                       after - before});
+    d.steps.push_back({static_cast<AccountTermKind>(k), d.a.account.terms[idx],
+                       d.b.account.terms[idx], after - before});
     before = after;
   }
 
   if (a.model.source != b.model.source)
-    d.notes.push_back(fmt::format("A serves {} and B serves {}: the comparison is of different models",
-                                  a.model.source, b.model.source));
+    d.notes.push_back(
+        fmt::format("A serves {} and B serves {}: the comparison is of different models",
+                    a.model.source, b.model.source));
   if (a.hardware.gpu.key != b.hardware.gpu.key)
-    d.notes.push_back(fmt::format("A runs on {} and B on {}", a.hardware.gpu.key, b.hardware.gpu.key));
-  for (const auto& [side, plan] : {std::pair{"A", &d.a}, std::pair{"B", &d.b}}) {
+    d.notes.push_back(
+        fmt::format("A runs on {} and B on {}", a.hardware.gpu.key, b.hardware.gpu.key));
+  for (const auto& [side, plan] : {std::pair{"a", &d.a}, std::pair{"b", &d.b}}) {
+    std::string estimated;
     for (const AccountTerm& t : plan->account.terms) {
       if (t.estimated)
-        d.notes.push_back(fmt::format("{}'s {} is an estimate; calibrate {} from its log "
-                                      "(--a-calibrate-from / --b-calibrate-from) for exact figures",
-                                      side, account_term_name(t.kind), side));
+        estimated += (estimated.empty() ? "" : ", ") + std::string(account_term_name(t.kind));
     }
+    if (!estimated.empty())
+      d.notes.push_back(fmt::format(
+          "{} estimates {} ({}); --{}-calibrate-from LOG makes them "
+          "exact",
+          side[0] == 'a' ? "A" : "B", estimated, side[0] == 'a' ? d.engine_a : d.engine_b, side));
   }
   return d;
 }

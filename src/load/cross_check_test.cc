@@ -40,5 +40,17 @@ TEST(CrossCheck, RunningMoreThanExpectedOrALowerEnforcedLimitDisagrees) {
   EXPECT_NE(idle.cross_check.find("never reached the limit"), std::string::npos);
 }
 
+TEST(CrossCheck, SamplesThatMissedEveryRequestTestNothing) {
+  BenchPoint p = point_with(0, 0, std::nullopt);
+  p.requests_completed = 192;
+  p.duration_s = 0.19;
+  cross_check_point(p, {"the plan", 48});
+  EXPECT_TRUE(p.cross_check_agrees);
+  EXPECT_NE(p.cross_check.find("192 requests completed but none of the server's 1 samples saw "
+                               "one running: the run (0.19 s) was too short"),
+            std::string::npos)
+      << p.cross_check;
+}
+
 }  // namespace
 }  // namespace servescope

@@ -88,6 +88,11 @@ std::string render_bench_text(const BenchReport& r) {
       if (v.effective_running_limit)
         s += fmt::format(" · enforced limit {:g} (the most it ran while others waited)",
                          *v.effective_running_limit);
+      else if (v.max_running <= 0 && p.requests_completed > 0)
+        s += fmt::format(
+            " · {} samples missed every request: the run was too short for the "
+            "scrape interval (--scrape-interval)",
+            v.samples.size());
       else
         s += " · nothing waited: the limit was not reached";
       if (v.stated_max_running)

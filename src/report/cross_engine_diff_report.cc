@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/format.h"
@@ -25,19 +26,23 @@ std::string term_text(const AccountTerm& t) {
 
 std::string signed_tokens(double x) {
   const long long n = std::llround(x);
-  if (n == 0) return "0";
+  if (n == 0)
+    return "0";
   return (n > 0 ? "+" : "−") + with_thousands(n > 0 ? n : -n);
 }
 
 std::string ratio_text(double a, double b) {
-  if (a <= 0) return "";
+  if (a <= 0)
+    return "";
   return fmt::format(" ({:.2f}×)", b / a);
 }
 
 nlohmann::json term_json(const AccountTerm& t) {
   nlohmann::json j = {{"value", t.value}, {"label", t.label}, {"estimated", t.estimated}};
-  if (!t.node.empty()) j["node"] = t.node;
-  if (!t.note.empty()) j["note"] = t.note;
+  if (!t.node.empty())
+    j["node"] = t.node;
+  if (!t.note.empty())
+    j["note"] = t.note;
   return j;
 }
 
@@ -48,10 +53,27 @@ std::string render_cross_engine_diff_text(const CrossEngineDiff& d) {
   const std::string& eb = d.engine_b;
   std::string out = fmt::format("A: {} {}\nB: {} {}\n\n", ea, d.a.version, eb, d.b.version);
   const double delta = d.tokens_b - d.tokens_a;
-  out += fmt::format("KV capacity per GPU: {} tokens ({}) vs {} ({}): B has {} tokens{}\n\n",
+  out += fmt::format("KV capacity per GPU: {} tokens ({}) vs {} ({}): B has {} tokens{}\n",
                      with_thousands(std::llround(d.tokens_a)), d.a.account.tokens_output,
                      with_thousands(std::llround(d.tokens_b)), d.b.account.tokens_output,
                      signed_tokens(delta), ratio_text(d.tokens_a, d.tokens_b));
+  // The answer in one line: the terms that move the most, largest first.
+  std::vector<const CrossTermStep*> big;
+  for (const CrossTermStep& s : d.steps) {
+    if (std::abs(s.tokens_delta) >= 0.5 && std::abs(s.tokens_delta) >= 0.1 * std::abs(delta))
+      big.push_back(&s);
+  }
+  std::sort(big.begin(), big.end(), [](const CrossTermStep* x, const CrossTermStep* y) {
+    return std::abs(x->tokens_delta) > std::abs(y->tokens_delta);
+  });
+  if (!big.empty()) {
+    std::string parts;
+    for (const CrossTermStep* s : big)
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", account_term_name(s->kind),
+                           signed_tokens(s->tokens_delta));
+    out += "  mostly: " + parts + "\n";
+  }
+  out += "\n";
 
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"term", ea, eb, "moves B's tokens by"});
@@ -66,28 +88,39 @@ std::string render_cross_engine_diff_text(const CrossEngineDiff& d) {
   rows.push_back({"= KV tokens", with_thousands(std::llround(d.tokens_a)),
                   with_thousands(std::llround(d.tokens_b)), signed_tokens(delta)});
   out += render_columns(rows);
-  out += "  Terms are swapped from A's value to B's in this order; each row is what its swap "
-         "moves.\n";
+  out +=
+      "  Terms are swapped from A's value to B's in this order; each row is what its swap "
+      "moves.\n";
 
   if (d.request_limit_a > 0 || d.request_limit_b > 0) {
-    out += fmt::format("\nRunning-request limit: {} {} ({}) vs {} {} ({})\n",
-                       d.a.account.request_limit_output,
-                       with_thousands(std::llround(d.request_limit_a)), ea,
-                       d.b.account.request_limit_output,
-                       with_thousands(std::llround(d.request_limit_b)), eb);
+    out += fmt::format(
+        "\nRunning-request limit: {} {} ({}) vs {} {} ({})\n", d.a.account.request_limit_output,
+        with_thousands(std::llround(d.request_limit_a)), ea, d.b.account.request_limit_output,
+        with_thousands(std::llround(d.request_limit_b)), eb);
   }
 
+  // Terms of one engine that share a note are named together.
   std::vector<std::string> notes;
   for (const auto& [engine, plan] : {std::pair{&ea, &d.a}, std::pair{&eb, &d.b}}) {
+    std::vector<std::pair<std::string, std::string>> grouped;  // note, terms
     for (const AccountTerm& t : plan->account.terms) {
-      if (!t.note.empty())
-        notes.push_back(fmt::format("{} {}: {}", *engine, account_term_name(t.kind), t.note));
+      if (t.note.empty())
+        continue;
+      auto it = std::find_if(grouped.begin(), grouped.end(),
+                             [&](const auto& g) { return g.first == t.note; });
+      if (it == grouped.end())
+        grouped.emplace_back(t.note, std::string(account_term_name(t.kind)));
+      else
+        it->second += ", " + std::string(account_term_name(t.kind));
     }
+    for (const auto& [note, terms] : grouped)
+      notes.push_back(fmt::format("{} {}: {}", *engine, terms, note));
   }
   notes.insert(notes.end(), d.notes.begin(), d.notes.end());
   if (!notes.empty()) {
     out += "\n* and notes\n";
-    for (const std::string& n : notes) out += "  " + n + "\n";
+    for (const std::string& n : notes)
+      out += "  " + n + "\n";
   }
   out += "\n~ an estimate. `servescope explain` shows either side's derivation in full.\n";
   return out;
@@ -111,13 +144,14 @@ nlohmann::json cross_engine_diff_to_json(const CrossEngineDiff& d) {
   };
   nlohmann::json terms = nlohmann::json::array();
   for (const CrossTermStep& s : d.steps) {
-    terms.push_back({{"term", account_term_name(s.kind)},
-                     {"unit", s.kind == AccountTermKind::kFraction
-                                  ? ""
-                                  : (s.kind == AccountTermKind::kBytesPerToken ? "bytes/token" : "GiB")},
-                     {"a", term_json(s.a)},
-                     {"b", term_json(s.b)},
-                     {"tokens_delta", s.tokens_delta}});
+    terms.push_back(
+        {{"term", account_term_name(s.kind)},
+         {"unit", s.kind == AccountTermKind::kFraction
+                      ? ""
+                      : (s.kind == AccountTermKind::kBytesPerToken ? "bytes/token" : "GiB")},
+         {"a", term_json(s.a)},
+         {"b", term_json(s.b)},
+         {"tokens_delta", s.tokens_delta}});
   }
   return {{"kind", "cross-engine"},
           {"a", side(d.engine_a, d.a, d.tokens_a, d.modelled_a, d.budget_gib_a, d.residual_a,

@@ -91,10 +91,12 @@ class Builder {
     if (f == nullptr)
       return;
     if (const IntList* bs = f->int_list("bs")) {
-      out_.capacity.push_back({"CUDA graph batch sizes",
-                               fmt::format("{} ({} sizes, max {})", Value(*bs).to_display(),
-                                           bs->size(), bs->empty() ? 0 : bs->back()),
-                               f->line, f->kind});
+      out_.capacity.push_back(
+          {"CUDA graph batch sizes",
+           // to_display() names the count of a long list already.
+           bs->size() > 8 ? Value(*bs).to_display()
+                          : fmt::format("{} ({} sizes)", Value(*bs).to_display(), bs->size()),
+           f->line, f->kind});
     }
   }
 
