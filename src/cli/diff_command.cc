@@ -1,5 +1,7 @@
 // servescope diff --a 'CMD' --b 'CMD' [--a-engine V --b-engine V] [--a-gpu G --b-gpu G]
 //                 [--a-calibrate-from LOG --b-calibrate-from LOG] [scenario] [-- CMD]
+// servescope diff --a-log LOG --b-log LOG [scenario]: each side rebuilt from its log as
+//                 `check` does (its launch command, resolved settings, calibration, version).
 // Two commands of one engine: counterfactual attribution (diagnose/diff.h). Of two engines:
 // their KV arithmetic term by term (diagnose/cross_engine_diff.h).
 #include <fmt/format.h>
@@ -9,17 +11,19 @@
 #include "cli/command.h"
 #include "cli/scenario_cli.h"
 #include "core/text.h"
+#include "diagnose/check.h"
 #include "diagnose/cross_engine_diff.h"
 #include "diagnose/diff.h"
 #include "report/cross_engine_diff_report.h"
 #include "report/diff_report.h"
 
 namespace servescope {
-
 ExitStatus run_diff(const CommandArgs& args) {
-  CLI::App app("Attribute every output that differs between two scenarios to the changes that cause it.", "diff");
+  CLI::App app(
+      "Attribute every output that differs between two scenarios to the changes that cause it.",
+      "diff");
   ScenarioOptions options;
-  std::string a_cmd, b_cmd, a_engine, b_engine, a_gpu, b_gpu, a_log, b_log;
+  std::string a_cmd, b_cmd, a_engine, b_engine, a_gpu, b_gpu, a_log, b_log, a_run, b_run;
   bool json = false;
   add_scenario_options(app, options);
   app.add_option("--a", a_cmd, "Launch command A, quoted (default: the command after --)");
@@ -28,42 +32,78 @@ ExitStatus run_diff(const CommandArgs& args) {
   app.add_option("--b-engine", b_engine, "Engine NAME[@VERSION] for B (default: --engine)");
   app.add_option("--a-gpu", a_gpu, "GPU for A (default: --gpu)");
   app.add_option("--b-gpu", b_gpu, "GPU for B (default: --gpu)");
-  app.add_option("--a-calibrate-from", a_log, "Calibrate A from its startup log (default: --calibrate-from)");
-  app.add_option("--b-calibrate-from", b_log, "Calibrate B from its startup log (default: --calibrate-from)");
+  app.add_option("--a-calibrate-from", a_log,
+                 "Calibrate A from its startup log (default: --calibrate-from)");
+  app.add_option("--b-calibrate-from", b_log,
+                 "Calibrate B from its startup log (default: --calibrate-from)");
+  app.add_option("--a-log", a_run, "A is the run this log records (rebuilt as check does)");
+  app.add_option("--b-log", b_run, "B is the run this log records (rebuilt as check does)");
   app.add_flag("--json", json, "Print the diff as JSON");
-  if (auto exit = parse_command_line(app, args)) return *exit;
+  if (auto exit = parse_command_line(app, args))
+    return *exit;
 
   auto words = [&](const std::string& text, const char* name) -> Result<std::vector<std::string>> {
     if (text.empty()) {
       if (args.launch_command.empty()) {
-        return fail(fmt::format("diff: give {} 'CMD' (or a shared command after --)", name));
+        return fail(fmt::format("diff: give {} 'CMD' or {}-log LOG (or a shared command after --)",
+                                name, name));
       }
       return args.launch_command;
     }
     auto w = split_command_line(text);
-    if (!w) return fail(fmt::format("diff {} '{}': unbalanced quotes", name, text));
+    if (!w)
+      return fail(fmt::format("diff {} '{}': unbalanced quotes", name, text));
     return *w;
   };
-  auto wa = words(a_cmd, "--a");
-  if (!wa) return usage_error(wa.message());
-  auto wb = words(b_cmd, "--b");
-  if (!wb) return usage_error(wb.message());
+  if (!a_run.empty() && !a_cmd.empty())
+    return usage_error("diff: give --a or --a-log, not both");
+  if (!b_run.empty() && !b_cmd.empty())
+    return usage_error("diff: give --b or --b-log, not both");
   ScenarioOptions oa = options, ob = options;
-  oa.command = *wa;
-  ob.command = *wb;
-  if (!a_engine.empty()) oa.engine = a_engine;
-  if (!b_engine.empty()) ob.engine = b_engine;
-  if (!a_gpu.empty()) oa.gpu = a_gpu;
-  if (!b_gpu.empty()) ob.gpu = b_gpu;
-  if (!a_log.empty()) oa.calibrate_from = a_log;
-  if (!b_log.empty()) ob.calibrate_from = b_log;
-  auto a = build_scenario(oa);
-  if (!a) return usage_error("A: " + a.message());
-  auto b = build_scenario(ob);
-  if (!b) return usage_error("B: " + b.message());
+  if (!a_engine.empty())
+    oa.engine = a_engine;
+  if (!b_engine.empty())
+    ob.engine = b_engine;
+  if (!a_gpu.empty())
+    oa.gpu = a_gpu;
+  if (!b_gpu.empty())
+    ob.gpu = b_gpu;
+  if (!a_log.empty())
+    oa.calibrate_from = a_log;
+  if (!b_log.empty())
+    ob.calibrate_from = b_log;
+  auto side = [&](const std::string& run, const std::string& cmd, ScenarioOptions& o,
+                  const char* name) -> Result<BuiltScenario> {
+    if (!run.empty()) {
+      CheckOptions c;
+      c.engine = o.engine;
+      c.gpu = o.gpu;
+      c.model = o.model;
+      c.env = o.env;
+      auto built = scenario_of_log_file(run, c);
+      if (!built)
+        return fail(fmt::format("{}-log {}", name, built.message()));
+      return built;
+    }
+    auto w = words(cmd, name);
+    if (!w)
+      return w.error();
+    o.command = *w;
+    auto built = build_scenario(o);
+    if (!built)
+      return fail(fmt::format("{}: {}", name[2] == 'a' ? "A" : "B", built.message()));
+    return built;
+  };
+  auto a = side(a_run, a_cmd, oa, "--a");
+  if (!a)
+    return usage_error(a.message());
+  auto b = side(b_run, b_cmd, ob, "--b");
+  if (!b)
+    return usage_error(b.message());
   if (a->engine != b->engine) {
     auto cross = diff_across_engines(*a->engine, a->scenario, *b->engine, b->scenario);
-    if (!cross) return usage_error(cross.message());
+    if (!cross)
+      return usage_error(cross.message());
     if (json) {
       std::cout << cross_engine_diff_to_json(*cross).dump(2) << "\n";
     } else {
@@ -72,7 +112,8 @@ ExitStatus run_diff(const CommandArgs& args) {
     return ExitStatus::kOk;
   }
   auto d = diff_scenarios(*a->engine, a->scenario, b->scenario);
-  if (!d) return usage_error(d.message());
+  if (!d)
+    return usage_error(d.message());
   if (json) {
     std::cout << diff_to_json(*d).dump(2) << "\n";
   } else {

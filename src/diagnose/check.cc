@@ -10,6 +10,7 @@
 #include "catalog/model_catalog.h"
 #include "core/text.h"
 #include "diagnose/counterfactuals.h"
+#include "evidence/log_reader.h"
 
 namespace servescope {
 namespace {
@@ -21,25 +22,30 @@ struct Plans {
 
 // Capacity is monotone in each memory figure, so its extremes over the rounding box are at
 // the box's corners: 2^k plans for k rounded figures (k ≤ 8, usually 2).
-Result<Plans> plan_with_rounding(const Engine& engine, Scenario s, const std::map<std::string, double>& rounding) {
+Result<Plans> plan_with_rounding(const Engine& engine, Scenario s,
+                                 const std::map<std::string, double>& rounding) {
   Plans out;
   auto nominal = engine.plan(s);
-  if (!nominal) return nominal.error();
+  if (!nominal)
+    return nominal.error();
   out.nominal = std::move(*nominal);
   std::vector<std::pair<std::optional<double>*, double>> fields;
   for (const auto& [name, d] : rounding) {
     std::optional<double>* f = calibration_field(s.calibration, name);
-    if (f != nullptr && f->has_value() && d > 0) fields.emplace_back(f, d);
+    if (f != nullptr && f->has_value() && d > 0)
+      fields.emplace_back(f, d);
   }
   std::vector<double> base;
-  for (auto& [f, d] : fields) base.push_back(**f);
+  for (auto& [f, d] : fields)
+    base.push_back(**f);
   const std::size_t corners = std::size_t{1} << fields.size();
   for (std::size_t mask = 0; mask < corners && !fields.empty(); ++mask) {
     for (std::size_t i = 0; i < fields.size(); ++i) {
       *fields[i].first = base[i] + ((mask >> i) & 1 ? fields[i].second : -fields[i].second);
     }
     auto plan = engine.plan(s);
-    if (!plan) return plan.error();
+    if (!plan)
+      return plan.error();
     out.corners.push_back(std::move(*plan));
   }
   return out;
@@ -47,7 +53,8 @@ Result<Plans> plan_with_rounding(const Engine& engine, Scenario s, const std::ma
 
 bool depends_on(const Plan& plan, const std::string& output, std::string_view leaf) {
   for (const std::string& id : plan.graph.closure_of(output)) {
-    if (id == leaf) return true;
+    if (id == leaf)
+      return true;
   }
   return false;
 }
@@ -61,7 +68,9 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
   const Node* n = plans.nominal.graph.find(f.output);
   if (n == nullptr) {
     c.checked = false;
-    c.note = plans.nominal.starts ? "the plan does not compute it" : "the plan predicts a failed start: " + plans.nominal.startup_error;
+    c.note = plans.nominal.starts
+                 ? "the plan does not compute it"
+                 : "the plan predicts a failed start: " + plans.nominal.startup_error;
     return;
   }
   c.predicted = n->value;
@@ -93,8 +102,9 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     const double tol = n->value.is_double() ? 1e-6 * std::max(1.0, std::fabs(logged)) : 0.0;
     c.match = logged >= lo - tol && logged <= hi + tol;
     if (hi > lo) {
-      c.note = fmt::format("the rounding of the logged memory figures allows {} … {} (±{:.3g}%)", lo, hi,
-                           (hi - lo) / 2 / std::max(1.0, std::fabs(n->value.as_number())) * 100);
+      c.note =
+          fmt::format("the rounding of the logged memory figures allows {} … {} (±{:.3g}%)", lo, hi,
+                      (hi - lo) / 2 / std::max(1.0, std::fabs(n->value.as_number())) * 100);
     } else {
       c.note = "exact: rounding cannot move it";
     }
@@ -107,18 +117,24 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
 }  // namespace
 
 std::size_t CheckResult::matched() const {
-  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return c.checked && c.match; }));
+  return static_cast<std::size_t>(
+      std::count_if(comparisons.begin(), comparisons.end(),
+                    [](const Comparison& c) { return c.checked && c.match; }));
 }
 std::size_t CheckResult::mismatched() const {
-  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return c.checked && !c.match; }));
+  return static_cast<std::size_t>(
+      std::count_if(comparisons.begin(), comparisons.end(),
+                    [](const Comparison& c) { return c.checked && !c.match; }));
 }
 std::size_t CheckResult::unchecked() const {
-  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return !c.checked; }));
+  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(),
+                                                [](const Comparison& c) { return !c.checked; }));
 }
 bool CheckResult::ok() const {
   // A log that contradicts itself fails the check as a mismatch does.
   return mismatched() == 0 &&
-         std::none_of(consistency.begin(), consistency.end(), [](const Finding& f) { return f.severity != Severity::kInfo; });
+         std::none_of(consistency.begin(), consistency.end(),
+                      [](const Finding& f) { return f.severity != Severity::kInfo; });
 }
 
 Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options) {
@@ -129,35 +145,45 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     version_spec = engine_name.substr(at + 1);
     engine_name.resize(at);
   }
-  if (engine_name.empty()) engine_name = std::string(facts.engine());
+  if (engine_name.empty())
+    engine_name = std::string(facts.engine());
   auto engine = find_engine(engine_name);
-  if (!engine) return engine.error();
+  if (!engine)
+    return engine.error();
   out.engine = *engine;
   out.inferred = facts.version();
   auto ls = out.engine->scenario_from_log(facts.all());
-  if (!ls) return ls.error();
+  if (!ls)
+    return ls.error();
   out.log = std::move(*ls);
   if (!options.command.empty()) {
     // The user's launch command stands for the typed one; without a dump it is also the
     // capacity command.
     auto typed = out.engine->parse_command(options.command);
-    if (!typed) return fail("the launch command after --: " + typed.message());
+    if (!typed)
+      return fail("the launch command after --: " + typed.message());
     const bool no_dump = out.log.capacity_command.size() <= 3 && !out.log.typed_command_known;
     out.log.defaults_command = options.command;
-    if (no_dump) out.log.capacity_command = options.command;
+    if (no_dump)
+      out.log.capacity_command = options.command;
     out.log.typed_command_known = true;
-    if (out.log.model_path.empty()) out.log.model_path = out.engine->model_path(*typed);
+    if (out.log.model_path.empty())
+      out.log.model_path = out.engine->model_path(*typed);
     std::erase_if(out.log.missing, [](const std::string& m) {
-      return m.find("launch command") != std::string::npos || m.find("model path") != std::string::npos;
+      return m.find("launch command") != std::string::npos ||
+             m.find("model path") != std::string::npos;
     });
   }
   const LogScenario& log = out.log;
-  if (!log.missing.empty() && (log.model_path.empty() || log.figures.empty() || log.capacity_command.empty())) {
-    return fail(fmt::format("the log cannot be checked: it lacks {}", fmt::join(log.missing, "; ")));
+  if (!log.missing.empty() &&
+      (log.model_path.empty() || log.figures.empty() || log.capacity_command.empty())) {
+    return fail(
+        fmt::format("the log cannot be checked: it lacks {}", fmt::join(log.missing, "; ")));
   }
   if (!log.calibration_complete) {
-    out.notes.push_back(fmt::format("the log lacks {}: figures that depend on free memory are not checked",
-                                    fmt::join(log.missing, "; ")));
+    out.notes.push_back(
+        fmt::format("the log lacks {}: figures that depend on free memory are not checked",
+                    fmt::join(log.missing, "; ")));
   }
 
   // Scenario parts.
@@ -166,17 +192,21 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   const std::string model_spec = options.model.empty() ? log.model_path : options.model;
   auto model = load_model(model_spec);
   if (!model) {
-    return fail(fmt::format("the log's model '{}' has no bundled config.json; pass --model PATH/config.json ({})", model_spec,
-                            model.message()));
+    // load_model's message names the path, the fix and the closest bundled configs.
+    if (!options.model.empty())
+      return fail("--model " + model.message());
+    return fail("the log's " + model.message());
   }
   s.model = std::move(*model);
   s.calibration = log.calibration;
   // The free memory before the load sizes a stand-in GPU when none is named.
-  const double p = log.calibration.free_before_load_gib.value_or(log.calibration.total_memory_gib.value_or(0));
+  const double p =
+      log.calibration.free_before_load_gib.value_or(log.calibration.total_memory_gib.value_or(0));
   std::string gpu_name = options.gpu.empty() ? log.gpu_name : options.gpu;
   if (!gpu_name.empty()) {
     auto gpu = GpuCatalog::builtin().find(gpu_name);
-    if (!gpu) return gpu.error();
+    if (!gpu)
+      return gpu.error();
     s.hardware.gpu = *gpu->spec;
   } else {
     // No GPU named: a stand-in sized from the free memory the log shows; figures that depend
@@ -186,12 +216,14 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     s.hardware.gpu.smi_name = "GPU not named in the log";
     s.hardware.gpu.memory_mib = static_cast<std::int64_t>(std::ceil((p + 0.85) * 1024));
     s.hardware.gpu.compute_capability = "?";
-    out.notes.push_back("the log does not name the GPU: pass --gpu to check the figures that depend on its memory");
+    out.notes.push_back(
+        "the log does not name the GPU: pass --gpu to check the figures that depend on its memory");
   }
   s.calibration.source = "log";
   for (const std::string& kv : options.env) {
     auto eq = kv.find('=');
-    if (eq != std::string::npos) s.environment[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (eq != std::string::npos)
+      s.environment[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
 
   // Versions to try: the one given, else the inferred range's newest date first, then every
@@ -199,33 +231,47 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   std::vector<EngineVersion> versions;
   if (!version_spec.empty()) {
     auto v = out.engine->resolve_version(version_spec);
-    if (!v) return v.error();
+    if (!v)
+      return v.error();
     versions.push_back(*v);
   } else {
     auto newest = out.engine->resolve_version("");
-    if (!newest) return newest.error();
-    const std::string until = out.inferred.until_date.empty() ? newest->main_date : std::min(out.inferred.until_date, newest->main_date);
+    if (!newest)
+      return newest.error();
+    const std::string until = out.inferred.until_date.empty()
+                                  ? newest->main_date
+                                  : std::min(out.inferred.until_date, newest->main_date);
     auto top = out.engine->resolve_version(until);
     versions.push_back(top ? *top : *newest);
     // Without a lower bound the range is the whole history: searching it would fit the
     // figures rather than test them, so only a bounded range is searched.
-    for (const ScenarioChange& c : out.inferred.from_date.empty() ? std::vector<ScenarioChange>{} : out.engine->candidate_changes(s)) {
-      if (c.kind != ScenarioChange::Kind::kVersion || !c.version) continue;
+    for (const ScenarioChange& c : out.inferred.from_date.empty()
+                                       ? std::vector<ScenarioChange>{}
+                                       : out.engine->candidate_changes(s)) {
+      if (c.kind != ScenarioChange::Kind::kVersion || !c.version)
+        continue;
       const std::string& d = c.version->main_date;
-      if (d < until && (out.inferred.from_date.empty() || d >= out.inferred.from_date)) versions.push_back(*c.version);
+      if (d < until && (out.inferred.from_date.empty() || d >= out.inferred.from_date))
+        versions.push_back(*c.version);
     }
     if (!out.inferred.from_date.empty() && out.inferred.from_date < until) {
-      if (auto v = out.engine->resolve_version(out.inferred.from_date)) versions.push_back(*v);
+      if (auto v = out.engine->resolve_version(out.inferred.from_date))
+        versions.push_back(*v);
     }
-    std::stable_sort(versions.begin() + 1, versions.end(),
-                     [](const EngineVersion& x, const EngineVersion& y) { return x.main_date > y.main_date; });
+    std::stable_sort(
+        versions.begin() + 1, versions.end(),
+        [](const EngineVersion& x, const EngineVersion& y) { return x.main_date > y.main_date; });
   }
 
-  auto parse = [&](const std::vector<std::string>& words) { return out.engine->parse_command(words); };
+  auto parse = [&](const std::vector<std::string>& words) {
+    return out.engine->parse_command(words);
+  };
   auto cap_cmd = parse(log.capacity_command);
-  if (!cap_cmd) return fail("the settings the log shows do not form a valid command: " + cap_cmd.message());
+  if (!cap_cmd)
+    return fail("the settings the log shows do not form a valid command: " + cap_cmd.message());
   auto def_cmd = parse(log.defaults_command);
-  if (!def_cmd) return fail("the log's launch command is not valid: " + def_cmd.message());
+  if (!def_cmd)
+    return fail("the log's launch command is not valid: " + def_cmd.message());
 
   bool first = true;
   for (const EngineVersion& version : versions) {
@@ -235,21 +281,26 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     def.command = *def_cmd;
     cap.hardware.gpus_per_node = def.hardware.gpus_per_node = out.engine->gpus_needed(cap.command);
     auto cap_plans = plan_with_rounding(*out.engine, cap, log.rounding_gib);
-    if (!cap_plans) return cap_plans.error();
+    if (!cap_plans)
+      return cap_plans.error();
     auto def_plans = plan_with_rounding(*out.engine, def, log.rounding_gib);
-    if (!def_plans) return def_plans.error();
+    if (!def_plans)
+      return def_plans.error();
     std::vector<Comparison> comparisons;
     for (const LoggedFigure& f : log.figures) {
       Comparison c;
       compare(f, f.from_defaults ? *def_plans : *cap_plans, out.gpu_known, c);
       if (f.from_defaults && c.checked && !c.match && !log.typed_command_known) {
         c.checked = false;
-        c.note = "differs from the engine's default; the dump cannot tell a typed value from a default (no launch "
-                 "command in the log)";
+        c.note =
+            "differs from the engine's default; the dump cannot tell a typed value from a default "
+            "(no launch "
+            "command in the log)";
       }
       comparisons.push_back(std::move(c));
     }
-    const bool all_match = std::all_of(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return !c.checked || c.match; });
+    const bool all_match = std::all_of(comparisons.begin(), comparisons.end(),
+                                       [](const Comparison& c) { return !c.checked || c.match; });
     if (first || all_match) {
       out.comparisons = std::move(comparisons);
       out.scenario = cap;
@@ -257,12 +308,14 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
       out.defaults_plan = std::move(def_plans->nominal);
       out.version_basis = out.plan.version_basis;
       if (!first) {
-        out.notes.push_back(fmt::format("the figures match the rules of main {} inside the inferred range {} (the newest "
-                                        "date of the range does not)",
-                                        version.main_date, out.inferred.range_text()));
+        out.notes.push_back(fmt::format(
+            "the figures match the rules of main {} inside the inferred range {} (the newest "
+            "date of the range does not)",
+            version.main_date, out.inferred.range_text()));
       }
     }
-    if (all_match) break;
+    if (all_match)
+      break;
     first = false;
   }
   std::vector<Fact> all = facts.all();
@@ -271,7 +324,8 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     Fact launch;
     launch.kind = "launch_command";
     std::string words;
-    for (const std::string& w : options.command) words += (words.empty() ? "" : " ") + w;
+    for (const std::string& w : options.command)
+      words += (words.empty() ? "" : " ") + w;
     launch.set("command", words);
     launch.raw = "(given after --) " + words;
     all.push_back(std::move(launch));
@@ -279,9 +333,21 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   out.consistency = out.engine->check_log_consistency(all);
   if (out.matched() + out.mismatched() == 0 && out.consistency.empty()) {
     return fail(fmt::format("nothing in the log can be checked{}",
-                            log.missing.empty() ? std::string() : fmt::format(": it lacks {}", fmt::join(log.missing, "; "))));
+                            log.missing.empty()
+                                ? std::string()
+                                : fmt::format(": it lacks {}", fmt::join(log.missing, "; "))));
   }
   return out;
+}
+
+Result<BuiltScenario> scenario_of_log_file(const std::string& path, const CheckOptions& options) {
+  auto facts = read_log_file(path);
+  if (!facts)
+    return facts.error();
+  auto checked = check_log(*facts, options);
+  if (!checked)
+    return fail(path + ": " + checked.message());
+  return BuiltScenario{std::move(checked->scenario), checked->engine};
 }
 
 }  // namespace servescope

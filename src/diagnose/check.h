@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "diagnose/scenario_builder.h"
 #include "engines/engine.h"
 #include "evidence/log_facts.h"
 
@@ -38,9 +39,9 @@ struct Comparison {
 struct CheckResult {
   const Engine* engine = nullptr;
   LogScenario log;
-  Scenario scenario;  // the capacity scenario (every setting the log shows resolved)
-  Plan plan;          // its plan
-  Plan defaults_plan; // the plan of the typed (or default-only) command
+  Scenario scenario;   // the capacity scenario (every setting the log shows resolved)
+  Plan plan;           // its plan
+  Plan defaults_plan;  // the plan of the typed (or default-only) command
   VersionInference inferred;
   std::string version_basis;
   std::vector<std::string> notes;
@@ -56,5 +57,9 @@ struct CheckResult {
 
 /// Fails (the log is unusable for a check) with one line naming what is missing.
 Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options);
+
+/// The scenario of the run a log file records, rebuilt as `check` does (`diff --a-log`).
+/// Fails with "PATH: why".
+Result<BuiltScenario> scenario_of_log_file(const std::string& path, const CheckOptions& options);
 
 }  // namespace servescope
