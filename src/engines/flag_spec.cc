@@ -118,4 +118,16 @@ Result<std::vector<CliFlag>> parse_cli_surface(std::string_view tsv, std::string
   return out;
 }
 
+const FlagSpec* find_flag_spec(const std::vector<FlagSpec>& flags, std::string_view name) {
+  for (const FlagSpec& f : flags) {
+    if (f.name == name)
+      return &f;
+    for (const std::string& a : f.aliases) {
+      if (a == name)
+        return &f;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace servescope

@@ -45,6 +45,9 @@ struct CliFlag {
 Status validate_flag_value(const FlagSpec& spec, std::string_view spelled,
                            const std::vector<std::string>& values);
 
+/// The spec named `name` in `flags`, by its canonical name or an alias; nullptr if none.
+const FlagSpec* find_flag_spec(const std::vector<FlagSpec>& flags, std::string_view name);
+
 /// Parses the CLI-surface table (data/<engine>/flags-*.tsv).
 Result<std::vector<CliFlag>> parse_cli_surface(std::string_view tsv, std::string_view source);
 

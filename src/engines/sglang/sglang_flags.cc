@@ -347,15 +347,7 @@ const std::vector<FlagSpec>& capacity_flags() {
 }
 
 const FlagSpec* find_capacity_flag(std::string_view name) {
-  for (const FlagSpec& f : capacity_flags()) {
-    if (f.name == name)
-      return &f;
-    for (const std::string& a : f.aliases) {
-      if (a == name)
-        return &f;
-    }
-  }
-  return nullptr;
+  return find_flag_spec(capacity_flags(), name);
 }
 
 const std::vector<CliFlag>& cli_surface() {
