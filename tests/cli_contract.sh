@@ -49,6 +49,22 @@ expect_usage_error "why without =" "expected OUTPUT=VALUE" -- why max_running_re
 expect_usage_error "why non-number" "'many' is not a number" -- why max_running_requests=many --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "why unknown output" "no such output; outputs:" -- why max_frobs=3 --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "diff without commands" "give --a" -- diff --gpu rtx-pro-6000
+expect_usage_error "diff: a side that cannot start" "A (sglang) would not start" -- diff --gpu h100-sxm \
+  --a "python -m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B-FP8 --tp 1" \
+  --b "vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size 4"
+expect_usage_error "diff: a log and a command for one side" "give --a or --a-log, not both" -- diff \
+  --a-log "$tmp/x.log" --a "${seed[*]}" --b "${seed[*]}" --gpu rtx-pro-6000
+
+expect_usage_error "simulate: bad length" "--input-len" -- simulate --gpu rtx-pro-6000 --concurrency 4 --requests 10 --input-len lots -- "${seed[@]}"
+expect_usage_error "simulate: no load" "--concurrency" -- simulate --gpu rtx-pro-6000 --requests 10 -- "${seed[@]}"
+expect_usage_error "twin: bad fault" "--fault" -- twin --gpu rtx-pro-6000 --fault explode=1 -- "${seed[@]}"
+expect_usage_error "bench: no url" "--url" -- bench --concurrency 4 --requests 10
+expect_usage_error "bench: not http" "ftp://127.0.0.1:1" -- bench --url ftp://127.0.0.1:1 --concurrency 4 --requests 10
+expect_usage_error "bench: no load" "--concurrency C" -- bench --url http://127.0.0.1:1 --requests 10
+expect_usage_error "bench: count and duration" "exactly one of --requests N and --duration D" -- bench --url http://127.0.0.1:1 --concurrency 4 --requests 10 --duration 5s
+expect_usage_error "bench: bad duration" "--duration 5parsecs" -- bench --url http://127.0.0.1:1 --concurrency 4 --duration 5parsecs
+expect_usage_error "bench: bad api" "--api" -- bench --url http://127.0.0.1:1 --api grpc --concurrency 4 --requests 10
+expect_usage_error "bench: missing dataset" "nope.jsonl" -- bench --url http://127.0.0.1:1 --dataset "$tmp/nope.jsonl" --concurrency 4 --requests 10
 
 : >"$tmp/empty.log"
 printf 'hello\nworld\n' >"$tmp/other.log"
