@@ -27,6 +27,13 @@ constexpr FamilyEntry kFamilies[] = {
     {"mistral", Family::kDense},
     {"qwen2", Family::kDense},
     {"qwen3", Family::kDense},
+    {"granite", Family::kDense},
+    {"gemma", Family::kDense},
+    {"phi", Family::kDense},
+    {"phi3", Family::kDense},
+    {"mistral3", Family::kDense},    // text_config: mistral
+    {"llava_next", Family::kDense},  // text_config: the language model (granite-vision)
+    {"qwen2_moe", Family::kMoe},
     {"qwen3_moe", Family::kMoe},
     {"mixtral", Family::kMoe},
     {"llama4", Family::kMoe},
@@ -34,9 +41,11 @@ constexpr FamilyEntry kFamilies[] = {
     {"deepseek_v2", Family::kMla},
     {"deepseek_v3", Family::kMla},
     {"kimi_k2", Family::kMla},
+    {"kimi_vl", Family::kMla},  // text_config: deepseek_v3
     {"qwen3_next", Family::kHybridLinear},
     {"qwen3_5_moe", Family::kHybridLinear},
     {"qwen3_5", Family::kHybridLinear},
+    {"gemma2", Family::kSlidingWindow},
     {"gemma3", Family::kSlidingWindow},
     {"gemma3_text", Family::kSlidingWindow},
     {"gpt_oss", Family::kSlidingWindow},
@@ -242,9 +251,17 @@ Status ConfigReader::read_attention(const json& text) {
       get_int(text, "head_dim", false).value_or(shape_.hidden_size / shape_.num_attention_heads);
   shape_.v_head_dim = shape_.head_dim;
   shape_.intermediate_size = get_int(text, "intermediate_size", false).value_or(0);
+  // Class defaults when config.json omits the key: the Gemma configs tie the LM head to the
+  // embeddings (GemmaConfig/Gemma2Config/Gemma3TextConfig tie_word_embeddings=True); Qwen2 and
+  // Qwen2-MoE put a bias on q/k/v, Phi on q/k/v/dense.
+  const bool gemma = shape_.model_type.rfind("gemma", 0) == 0;
   shape_.tie_word_embeddings =
-      text.value("tie_word_embeddings", root_.value("tie_word_embeddings", false));
-  shape_.attention_bias = text.value("attention_bias", shape_.model_type == "qwen2");
+      text.value("tie_word_embeddings", root_.value("tie_word_embeddings", gemma));
+  shape_.attention_bias = text.value("attention_bias", shape_.model_type == "qwen2" ||
+                                                           shape_.model_type == "qwen2_moe" ||
+                                                           shape_.model_type == "phi");
+  // PhiForCausalLM's MLP is fc1 -> gelu -> fc2, not a gated pair (modeling_phi.py::PhiMLP).
+  shape_.gated_mlp = shape_.model_type != "phi";
   shape_.attention_output_gate = text.value("attn_output_gate", shape_.model_type == "qwen3_next");
   if (auto sw = get_int(text, "sliding_window", false))
     shape_.sliding_window = *sw;
@@ -321,6 +338,12 @@ Status ConfigReader::read_layers(const json& text, Family family) {
             shape_.layer_kinds[static_cast<std::size_t>(i)] = LayerKind::kSlidingAttention;
           }
         }
+      } else if (shape_.model_type == "gemma2") {
+        // Gemma 2 configs predate layer_types: even layers slide, odd layers are global
+        // (transformers Gemma2Config.layer_types default; vLLM models/gemma2.py slides on even
+        // layer indices).
+        for (int i = 0; i < n; i += 2)
+          shape_.layer_kinds[static_cast<std::size_t>(i)] = LayerKind::kSlidingAttention;
       } else {
         return error(fmt::format("field '{}' is missing (needed to tell sliding from full layers)",
                                  field("layer_types")));

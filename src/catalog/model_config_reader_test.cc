@@ -83,6 +83,52 @@ TEST(ModelConfig, CompressedTensorsFp8) {
   EXPECT_TRUE(m.quant.keeps_unquantized("layers.7.self_attn.k_proj"));
 }
 
+TEST(ModelConfig, Gemma2AlternatesSlidingAndGlobalLayers) {
+  // gemma-2 configs have no layer_types: even layers slide over 4096 tokens, odd ones are global.
+  ModelShape m = load("google/gemma-2-9b-it");
+  EXPECT_EQ(m.num_layers, 42);
+  EXPECT_EQ(m.count_layers(LayerKind::kSlidingAttention), 21);
+  EXPECT_EQ(m.count_layers(LayerKind::kFullAttention), 21);
+  EXPECT_EQ(m.layer_kinds[0], LayerKind::kSlidingAttention);
+  EXPECT_EQ(m.layer_kinds[1], LayerKind::kFullAttention);
+  EXPECT_EQ(m.sliding_window, 4096);
+  EXPECT_EQ(m.num_kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 256) << "head_dim is given, not hidden 3584 / 16 heads = 224";
+  EXPECT_TRUE(m.tie_word_embeddings) << "Gemma2Config ties the LM head by default";
+  EXPECT_EQ(m.context_length, 8192);
+}
+
+TEST(ModelConfig, GraniteIsALlamaShapedDenseModel) {
+  ModelShape m = load("ibm-granite/granite-3.3-8b-instruct");
+  EXPECT_EQ(m.count_layers(LayerKind::kFullAttention), 40);
+  EXPECT_EQ(m.num_kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_TRUE(m.tie_word_embeddings);
+  EXPECT_EQ(m.context_length, 131072);
+}
+
+TEST(ModelConfig, PhiIsMultiHeadWithAnUngatedMlp) {
+  ModelShape m = load("microsoft/phi-2");
+  EXPECT_EQ(m.count_layers(LayerKind::kFullAttention), 32);
+  EXPECT_EQ(m.num_kv_heads, 32) << "MHA: one KV head per query head";
+  EXPECT_EQ(m.head_dim, 80) << "2560 / 32; partial rotary does not change the cached size";
+  EXPECT_FALSE(m.gated_mlp);
+  EXPECT_TRUE(m.attention_bias);
+  EXPECT_FALSE(m.tie_word_embeddings);
+  EXPECT_EQ(m.dtype, "float16");
+  EXPECT_EQ(m.context_length, 2048);
+}
+
+TEST(ModelConfig, Phi3SlidingWindowFieldDoesNotMakeSlidingLayers) {
+  // phi-4 says sliding_window 16384 (= its context) but has no layer_types: every layer is full.
+  ModelShape m = load("microsoft/phi-4");
+  EXPECT_EQ(m.count_layers(LayerKind::kFullAttention), 40);
+  EXPECT_EQ(m.num_kv_heads, 10);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_TRUE(m.gated_mlp);
+  EXPECT_EQ(m.context_length, 16384);
+}
+
 TEST(ModelConfig, LocalPathsResolveToBundledConfigsByName) {
   EXPECT_EQ(resolve_bundled_id("/path/to/Qwen3-235B-A22B-FP8"), "Qwen/Qwen3-235B-A22B-FP8");
   EXPECT_EQ(resolve_bundled_id("qwen/qwen3-8b"), "Qwen/Qwen3-8B");
@@ -122,6 +168,31 @@ TEST(WeightEstimate, Llama8bHas8BillionParameters) {
   WeightEstimate w = estimate_weights(load("meta-llama/Llama-3.1-8B-Instruct"), {1, true});
   EXPECT_NEAR(w.total_params / 1e9, 8.03, 0.05);
   EXPECT_NEAR(w.bytes_per_gpu / kGiB, 14.96, 0.05);
+}
+
+// Published parameter counts (model cards): gemma-2-9b 9.24B, granite-3.3-8b 8.17B, phi-2 2.78B,
+// phi-4 14.7B.
+TEST(WeightEstimate, Gemma2_9bHas9Point24BillionParameters) {
+  WeightEstimate w = estimate_weights(load("google/gemma-2-9b-it"), {1, true});
+  EXPECT_NEAR(w.total_params / 1e9, 9.24, 0.03);
+}
+
+TEST(WeightEstimate, Granite33_8bHas8Point17BillionParameters) {
+  WeightEstimate w = estimate_weights(load("ibm-granite/granite-3.3-8b-instruct"), {1, true});
+  EXPECT_NEAR(w.total_params / 1e9, 8.17, 0.03);
+}
+
+TEST(WeightEstimate, Phi2Has2Point78BillionParameters) {
+  // A gated MLP would make it 3.6B.
+  WeightEstimate w = estimate_weights(load("microsoft/phi-2"), {1, true});
+  EXPECT_NEAR(w.total_params / 1e9, 2.78, 0.02);
+  // fp16 weights; the v0.19 sweep log says "Model loading took 5.19 GiB".
+  EXPECT_NEAR(w.bytes_per_gpu / kGiB, 5.19, 0.05);
+}
+
+TEST(WeightEstimate, Phi4Has14Point7BillionParameters) {
+  WeightEstimate w = estimate_weights(load("microsoft/phi-4"), {1, true});
+  EXPECT_NEAR(w.total_params / 1e9, 14.7, 0.1);
 }
 
 TEST(WeightEstimate, DeepSeekV3Has671BillionParameters) {

@@ -68,6 +68,7 @@ struct ModelShape {
   int head_dim = 0;
   int v_head_dim = 0;
   int intermediate_size = 0;  // dense MLP
+  bool gated_mlp = true;      // gate+up+down (SwiGLU/GeGLU); false: fc1+fc2 (phi)
   int vocab_size = 0;
   bool tie_word_embeddings = false;
   bool attention_bias = false;

@@ -102,7 +102,8 @@ void add_ffn_layer(Accumulator& acc, const ModelShape& s, int layer) {
   const bool moe_layer = m != nullptr && layer >= m->first_dense_layers &&
                          (layer + 1) % std::max(1, m->moe_layer_step) == 0;
   if (!moe_layer) {
-    acc.linear("dense MLP", "layers.*.mlp.down_proj", 3 * h * s.intermediate_size, tp);
+    const double matrices = s.gated_mlp ? 3 : 2;
+    acc.linear("dense MLP", "layers.*.mlp.down_proj", matrices * h * s.intermediate_size, tp);
     return;
   }
   acc.linear("experts", "layers.*.mlp.experts.*.down_proj",
