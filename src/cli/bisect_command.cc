@@ -101,7 +101,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
   app.add_option("--bench", bench, "Options for the bench run of a bench metric");
   app.add_option("--strategy", strategy_text, "one-at-a-time, ddmin or guided")
       ->capture_default_str();
-  app.add_option("--repeat", repeat, "Measurements per launch of a noisy (bench) metric (default 3)");
+  app.add_option("--repeat", repeat,
+                 "Measurements per launch of a noisy (bench) metric (default 3)");
   app.add_option("--tolerance", tolerance_text,
                  "Smallest relative good-bad difference of a noisy metric that counts: 0.05 or 5% "
                  "(default 5%)");
@@ -132,13 +133,13 @@ ExitStatus run_bisect(const CommandArgs& args) {
     return usage_error(tmpl.message());
   const auto strategy = parse_strategy(strategy_text);
   if (!strategy)
-    return usage_error(fmt::format(
-        "--strategy {}: use one-at-a-time, ddmin or guided", strategy_text));
+    return usage_error(
+        fmt::format("--strategy {}: use one-at-a-time, ddmin or guided", strategy_text));
   const auto engine = engine_for_command(tmpl->words());
   const Engine* launched_engine = engine ? *engine : nullptr;
-  auto metric = parse_metric(metric_name, launched_engine != nullptr
-                                              ? launched_engine->output_names()
-                                              : std::vector<std::string>{});
+  auto metric =
+      parse_metric(metric_name, launched_engine != nullptr ? launched_engine->output_names()
+                                                           : std::vector<std::string>{});
   if (!metric)
     return usage_error(metric.message());
   if (!vary.empty() && !bad.empty())
@@ -179,7 +180,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
   const auto grace_s = parse_duration_seconds(grace);
   const auto settle_s = parse_duration_seconds(settle);
   if (!timeout_s || *timeout_s <= 0)
-    return usage_error(fmt::format("--startup-timeout {}: give a duration such as 600s or 15m", startup_timeout));
+    return usage_error(
+        fmt::format("--startup-timeout {}: give a duration such as 600s or 15m", startup_timeout));
   if (!grace_s)
     return usage_error(fmt::format("--grace {}: give a duration such as 20s", grace));
   if (!settle_s)
@@ -212,7 +214,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
     if (!tolerance_text.empty()) {
       auto t = parse_tolerance(tolerance_text);
       if (!t)
-        return usage_error(fmt::format("--tolerance {}: give a fraction below 1 (0.05) or a percentage (5%)", tolerance_text));
+        return usage_error(fmt::format(
+            "--tolerance {}: give a fraction below 1 (0.05) or a percentage (5%)", tolerance_text));
       tolerance = *t;
     }
     if (repeat == 0)
@@ -235,7 +238,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
     return usage_error("bisect: give --ready or --ready-log, not both");
   if (ready_url.empty() && ready_log.empty()) {
     if (!tmpl->uses("{port}"))
-      return usage_error("bisect: give --ready URL or --ready-log PATTERN (the template has no {port} to ask)");
+      return usage_error(
+          "bisect: give --ready URL or --ready-log PATTERN (the template has no {port} to ask)");
     ready_url = "http://127.0.0.1:{port}/health";
   }
   std::vector<std::pair<std::string, std::string>> env;
@@ -292,7 +296,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
                                  {"metric", metric->name},
                                  {"repeat", repeat}};
   const std::string journal_path = out + "/journal.jsonl";
-  auto journal = resume ? Journal::resume(journal_path, header) : Journal::create(journal_path, header);
+  auto journal =
+      resume ? Journal::resume(journal_path, header) : Journal::create(journal_path, header);
   if (!journal)
     return usage_error(journal.message());
   for (const std::string& note : journal->notes())
@@ -317,8 +322,15 @@ ExitStatus run_bisect(const CommandArgs& args) {
   install_interrupt_handlers();
   const BisectResult result = bisector.run();
 
-  BisectRequest request{tmpl->text(), flags_text(*good_flags), flags_text(bad_flags), metric->name,
-                        std::string(strategy_name(*strategy)), repeat, tolerance, parallel, out};
+  BisectRequest request{tmpl->text(),
+                        flags_text(*good_flags),
+                        flags_text(bad_flags),
+                        metric->name,
+                        std::string(strategy_name(*strategy)),
+                        repeat,
+                        tolerance,
+                        parallel,
+                        out};
   if (Status st = write_bisect_reports(request, result); !st)
     std::cerr << "servescope: error: " << st.message() << "\n";
   std::cout << bisect_report_text(request, result);

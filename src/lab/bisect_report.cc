@@ -64,7 +64,8 @@ std::string changes_text(const std::vector<std::string>& changes) {
 std::string observed(const ExperimentView& v, const MetricSpec& m) {
   const ExperimentRecord& r = v.record;
   if (m.kind == MetricSpec::Kind::kStartup || r.outcome != ExperimentOutcome::kReady)
-    return std::string(r.outcome == ExperimentOutcome::kReady ? "started" : outcome_name(r.outcome));
+    return std::string(r.outcome == ExperimentOutcome::kReady ? "started"
+                                                              : outcome_name(r.outcome));
   if (!r.value)
     return "no value";
   std::string s = number(*r.value);
@@ -145,12 +146,16 @@ json bisect_report_json(const BisectRequest& q, const BisectResult& r) {
     const ExperimentRecord& e = v.record;
     json ev = json::array();
     for (const EvidenceLine& l : e.evidence)
-      ev.push_back({{"file", e.run_dir + "/" + l.file}, {"line", l.line}, {"text", l.text}, {"what", l.what}});
+      ev.push_back({{"file", e.run_dir + "/" + l.file},
+                    {"line", l.line},
+                    {"text", l.text},
+                    {"what", l.what}});
     json prediction = nullptr;
     if (v.prediction.available)
       prediction = {{"starts", v.prediction.starts},
                     {"value", opt(v.prediction.value)},
-                    {"verdict", v.predicted_verdict ? json(verdict_name(*v.predicted_verdict)) : json(nullptr)},
+                    {"verdict", v.predicted_verdict ? json(verdict_name(*v.predicted_verdict))
+                                                    : json(nullptr)},
                     {"note", v.prediction.note}};
     experiments.push_back({{"id", e.id},
                            {"role", v.role.empty() ? json(nullptr) : json(v.role)},
@@ -214,8 +219,8 @@ std::string bisect_report_markdown(const BisectRequest& q, const BisectResult& r
   o << "# servescope bisect: " << r.metric.name << "\n\n";
   o << "- launch: `" << q.launch << "`\n";
   o << "- good: `" << q.good << "`\n- bad: `" << q.bad << "`\n";
-  o << "- strategy: " << q.strategy << (q.parallel > 1 ? fmt::format(", {} at once", q.parallel) : "")
-    << "\n";
+  o << "- strategy: " << q.strategy
+    << (q.parallel > 1 ? fmt::format(", {} at once", q.parallel) : "") << "\n";
   if (r.metric.kind != MetricSpec::Kind::kStartup && r.good_value && r.bad_value)
     o << fmt::format("- {}: {} (good) → {} (bad)\n", r.metric.name, number(*r.good_value),
                      number(*r.bad_value));
@@ -223,10 +228,11 @@ std::string bisect_report_markdown(const BisectRequest& q, const BisectResult& r
     o << fmt::format("- startup: the good configuration {}, the bad one {}\n",
                      r.bad_starts ? "fails to start" : "starts",
                      r.bad_starts ? "starts" : "fails to start");
-  o << fmt::format("- launches: {} ({} beyond the two endpoints; one at a time would take {}), "
-                   "{} reused from the journal; wall time {}\n",
-                   r.launches(), std::max(0, r.launches() - 2), r.changes.size() + 2, r.reused,
-                   duration(r.wall_seconds));
+  o << fmt::format(
+      "- launches: {} ({} beyond the two endpoints; one at a time would take {}), "
+      "{} reused from the journal; wall time {}\n",
+      r.launches(), std::max(0, r.launches() - 2), r.changes.size() + 2, r.reused,
+      duration(r.wall_seconds));
   if (!r.model.empty())
     o << "- model: " << r.model << "\n";
   o << "\n## Culprits\n\n";
@@ -237,7 +243,8 @@ std::string bisect_report_markdown(const BisectRequest& q, const BisectResult& r
   for (const Subset& s : r.culprits) {
     o << fmt::format("- **{}** ({})\n", fmt::join(culprit_flags(r, s), " + "), culprit_kind(r, s));
     if (const ExperimentView* alone = r.experiment_for(s)) {
-      o << fmt::format("  - alone (experiment {}): {}\n", alone->record.id, observed(*alone, r.metric));
+      o << fmt::format("  - alone (experiment {}): {}\n", alone->record.id,
+                       observed(*alone, r.metric));
       for (const EvidenceLine& e : alone->record.evidence)
         o << fmt::format("    - `{}/{}:{}`: `{}`\n", alone->record.run_dir, e.file, e.line, e.text);
     }
@@ -246,10 +253,10 @@ std::string bisect_report_markdown(const BisectRequest& q, const BisectResult& r
   o << "| # | changes on the good configuration | outcome | " << r.metric.name
     << " | verdict | model | gap |\n|---|---|---|---|---|---|---|\n";
   for (const ExperimentView& v : r.experiments) {
-    o << fmt::format("| {}{} | {} | {} | {} | {} | {} | {} |\n", v.record.id, v.reused ? " (journal)" : "",
-                     changes_text(v.record.changes), outcome_name(v.record.outcome),
-                     observed(v, r.metric), verdict_name(v.verdict), predicted(v, r.metric),
-                     v.gap.empty() ? "" : "**" + v.gap + "**");
+    o << fmt::format("| {}{} | {} | {} | {} | {} | {} | {} |\n", v.record.id,
+                     v.reused ? " (journal)" : "", changes_text(v.record.changes),
+                     outcome_name(v.record.outcome), observed(v, r.metric), verdict_name(v.verdict),
+                     predicted(v, r.metric), v.gap.empty() ? "" : "**" + v.gap + "**");
   }
   if (!r.model_gaps.empty()) {
     o << "\n## Model gaps\n\n";
@@ -273,7 +280,8 @@ std::string bisect_report_text(const BisectRequest& q, const BisectResult& r) {
   if (r.metric.kind != MetricSpec::Kind::kStartup && r.good_value && r.bad_value)
     head += fmt::format(" {} (good) → {} (bad)", number(*r.good_value), number(*r.bad_value));
   else if (r.metric.kind == MetricSpec::Kind::kStartup)
-    head += r.bad_starts ? ": the good configuration fails to start" : ": the bad configuration fails to start";
+    head += r.bad_starts ? ": the good configuration fails to start"
+                         : ": the bad configuration fails to start";
   o << fmt::format("bisect {} · {} change(s) · {}\n\n", head, r.changes.size(), q.strategy);
   if (!r.error.empty())
     o << "  not isolated  " << r.error << "\n";
@@ -330,8 +338,9 @@ std::string experiment_progress_line(const ExperimentView& v, const MetricSpec& 
     what += ": " + r.failure;
   if (what.size() > 160)
     what = what.substr(0, 157) + "...";
-  return fmt::format("[{:>3}] {} · {}{}", r.id, changes_text(r.changes), what,
-                     v.reused ? " (from the journal)" : fmt::format(" ({})", duration(r.seconds())));
+  return fmt::format(
+      "[{:>3}] {} · {}{}", r.id, changes_text(r.changes), what,
+      v.reused ? " (from the journal)" : fmt::format(" ({})", duration(r.seconds())));
 }
 
 }  // namespace servescope

@@ -5,9 +5,8 @@
 // DIR/report.json (stable field names, "version": 1) and DIR/report.md.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "lab/bisector.h"
 

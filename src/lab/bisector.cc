@@ -1,13 +1,12 @@
 #include "lab/bisector.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <thread>
-
-#include <fmt/ranges.h>
 
 #include "core/text.h"
 
@@ -215,7 +214,7 @@ DdminOutcome Bisector::verdict(const ExperimentRecord& r) const {
   const double v = *r.value;
   if (metric_.noisy())
     return std::fabs(v - *bad_value_) <= std::fabs(v - *good_value_) ? DdminOutcome::kFail
-                                                                       : DdminOutcome::kPass;
+                                                                     : DdminOutcome::kPass;
   return same_value(v, *bad_value_) ? DdminOutcome::kFail : DdminOutcome::kPass;
 }
 
@@ -242,8 +241,10 @@ bool Bisector::setup_endpoints(BisectResult& result) {
   evaluate({Subset{}, all});
   if (stopped() || any_interrupted_)
     return false;
-  ExperimentView& gv = views_[by_key_.at(configuration_key(apply_flag_changes(options_.good, changes_, {})))];
-  ExperimentView& bv = views_[by_key_.at(configuration_key(apply_flag_changes(options_.good, changes_, all)))];
+  ExperimentView& gv =
+      views_[by_key_.at(configuration_key(apply_flag_changes(options_.good, changes_, {})))];
+  ExperimentView& bv =
+      views_[by_key_.at(configuration_key(apply_flag_changes(options_.good, changes_, all)))];
   gv.role = "good";
   bv.role = "bad";
   const ExperimentRecord& gr = gv.record;
@@ -314,8 +315,8 @@ void Bisector::make_model(BisectResult& result) {
   if (!options_.use_model || !factory_)
     return;
   ScenarioOptions o = options_.model;
-  const bool calibrated = (o.free_before_load_gib && o.free_after_load_gib) ||
-                          !o.calibrate_from.empty();
+  const bool calibrated =
+      (o.free_before_load_gib && o.free_after_load_gib) || !o.calibrate_from.empty();
   if (!calibrated) {
     for (const ExperimentView& v : views_) {
       if (v.role == "good" || (v.role == "bad" && o.calibrate_from.empty())) {
@@ -362,15 +363,17 @@ void Bisector::compare_with_model(BisectResult& result) {
       v.gap = "the model predicts it starts; it did not (" + r.failure + ")";
     } else if (started(r) && !p.starts) {
       v.gap = "the model predicts it does not start (" + p.note + "); it started";
-    } else if (r.outcome == ExperimentOutcome::kReady && metric_.kind == MetricSpec::Kind::kCapacity &&
-               r.value && p.value && !same_value(*p.value, *r.value)) {
-      v.gap = fmt::format("the model predicts {} = {:g}; the log says {:g}", metric_.name,
-                          *p.value, *r.value);
+    } else if (r.outcome == ExperimentOutcome::kReady &&
+               metric_.kind == MetricSpec::Kind::kCapacity && r.value && p.value &&
+               !same_value(*p.value, *r.value)) {
+      v.gap = fmt::format("the model predicts {} = {:g}; the log says {:g}", metric_.name, *p.value,
+                          *r.value);
     }
     if (!v.gap.empty())
       result.model_gaps.push_back(fmt::format("experiment {} ({}): {}", r.id,
-                                              r.changes.empty() ? "the good configuration"
-                                                                : fmt::format("{}", fmt::join(r.changes, " ")),
+                                              r.changes.empty()
+                                                  ? "the good configuration"
+                                                  : fmt::format("{}", fmt::join(r.changes, " ")),
                                               v.gap));
   }
 }
@@ -382,7 +385,8 @@ BisectResult Bisector::run() {
   result.changes = changes_;
   metric_ = options_.metric;
   if (changes_.empty()) {
-    result.error = "the good and bad configurations have the same flags: there is nothing to isolate";
+    result.error =
+        "the good and bad configurations have the same flags: there is nothing to isolate";
   } else if (setup_endpoints(result)) {
     make_model(result);
     std::vector<std::string> labels;

@@ -91,14 +91,15 @@ class BisectorTest : public ::testing::Test {
     o.bad = *parse_flags(
         "--tp 4 --enable-metrics --disable-radix-cache --kv-cache-dtype fp8_e4m3 "
         "--chunked-prefill-size 4096 --schedule-policy lpm --page-size 16 --log-level info "
-        "--trust-remote-code" + extra,
+        "--trust-remote-code" +
+            extra,
         "--bad");
     o.metric = ro.metric;
     o.strategy = strategy;
     o.out_dir = dir_.string();
     Bisector b(host_, runner, *journal, o, stop);
-    b.set_predictor_factory([model_cause](const ScenarioOptions&, const MetricSpec&)
-                                -> Result<std::unique_ptr<Predictor>> {
+    b.set_predictor_factory([model_cause](const ScenarioOptions&,
+                                          const MetricSpec&) -> Result<std::unique_ptr<Predictor>> {
       return std::unique_ptr<Predictor>(std::make_unique<FakePredictor>(model_cause));
     });
     return b.run();
@@ -143,9 +144,9 @@ TEST_F(BisectorTest, GuidedByAWrongModelReportsTheGapsAndStillFindsIt) {
   for (const ExperimentView& v : r.experiments)
     flagged += v.gap.empty() ? 0 : 1;
   EXPECT_GT(flagged, 0);
-  const auto json = bisect_report_json({"server {flags}", "--tp 4", "...", "max_running_requests",
-                                        "guided", 1, 0, 1, dir_.string()},
-                                       r);
+  const auto json = bisect_report_json(
+      {"server {flags}", "--tp 4", "...", "max_running_requests", "guided", 1, 0, 1, dir_.string()},
+      r);
   EXPECT_EQ(json["culprits"], nlohmann::json::parse(R"([["--disable-radix-cache"]])"));
   EXPECT_FALSE(json["model_gaps"].empty());
 }

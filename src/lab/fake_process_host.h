@@ -17,13 +17,13 @@
 namespace servescope {
 
 struct FakeServerScript {
-  std::string log;             // written to stderr at launch
-  std::string ready_line;      // appended to stderr once ready ("" none)
-  double ready_after = 1;      // seconds after launch it answers 200; < 0: never
+  std::string log;                   // written to stderr at launch
+  std::string ready_line;            // appended to stderr once ready ("" none)
+  double ready_after = 1;            // seconds after launch it answers 200; < 0: never
   std::optional<double> exit_after;  // the server exits on its own this long after launch
   int exit_code = 1;
-  std::string exit_log;        // appended to stderr when it exits on its own
-  bool ignores_term = false;   // SIGTERM does nothing (SIGKILL still works)
+  std::string exit_log;       // appended to stderr when it exits on its own
+  bool ignores_term = false;  // SIGTERM does nothing (SIGKILL still works)
 };
 
 class FakeProcessHost final : public ProcessHost {

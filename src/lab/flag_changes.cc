@@ -49,7 +49,8 @@ Result<std::vector<TypedFlag>> parse_flags(std::string_view text, std::string_vi
         return fail(fmt::format("{}: {} is given twice; give each flag once", what, f.name));
       out.push_back(std::move(f));
     } else if (out.empty()) {
-      return fail(fmt::format("{}: '{}' comes before any flag; give flags such as --tp 4", what, w));
+      return fail(
+          fmt::format("{}: '{}' comes before any flag; give flags such as --tp 4", what, w));
     } else {
       out.back().words.push_back(w);
     }

@@ -12,7 +12,8 @@ std::vector<TypedFlag> flags(const std::string& text) {
 }
 
 TEST(FlagChangesTest, GroupsEachFlagWithItsValues) {
-  const auto f = flags("--tp 4 --disable-radix-cache --cuda-graph-bs 1 2 4 --mem-fraction-static=0.8 --x -1");
+  const auto f =
+      flags("--tp 4 --disable-radix-cache --cuda-graph-bs 1 2 4 --mem-fraction-static=0.8 --x -1");
   ASSERT_EQ(f.size(), 5u);
   EXPECT_EQ(f[0].text(), "--tp 4");
   EXPECT_EQ(f[1].text(), "--disable-radix-cache");

@@ -1,11 +1,11 @@
 #include "lab/journal.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <fstream>
 
 #include "core/file.h"
@@ -57,8 +57,7 @@ Status Journal::open_for_append() {
 Result<Journal> Journal::create(const std::string& path, const json& header) {
   if (is_regular_file(path))
     return fail(fmt::format(
-        "{} already holds a bisection; add --resume to continue it, or give another --out",
-        path));
+        "{} already holds a bisection; add --resume to continue it, or give another --out", path));
   Journal j;
   j.path_ = path;
   if (Status st = j.open_for_append(); !st)
@@ -97,7 +96,8 @@ Result<Journal> Journal::resume(const std::string& path, const json& header) {
       // The tool died while writing its last line: drop it, and cut it off so appends start
       // on a fresh line.
       j.notes_.push_back(fmt::format("{}:{}: an unfinished last line was dropped", path, number));
-      if (::truncate(path.c_str(), static_cast<off_t>(text->size() - line.size() - (torn ? 0 : 1))) != 0)
+      if (::truncate(path.c_str(),
+                     static_cast<off_t>(text->size() - line.size() - (torn ? 0 : 1))) != 0)
         return fail(fmt::format("cannot repair {}: {}", path, std::strerror(errno)));
       break;
     }

@@ -16,8 +16,9 @@ namespace fs = std::filesystem;
 class JournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("servescope-journal-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("servescope-journal-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     path_ = (dir_ / "journal.jsonl").string();
@@ -44,7 +45,8 @@ class JournalTest : public ::testing::Test {
     return r;
   }
 
-  const nlohmann::json header_ = {{"journal", "servescope bisect"}, {"metric", "max_running_requests"}};
+  const nlohmann::json header_ = {{"journal", "servescope bisect"},
+                                  {"metric", "max_running_requests"}};
   fs::path dir_;
   std::string path_;
 };

@@ -26,8 +26,9 @@ Result<MetricSpec> parse_metric(std::string_view name,
   MetricSpec m;
   m.name = std::string(trim(name));
   if (m.name.empty())
-    return fail("--metric: give a metric: startup, a capacity output such as max_running_requests, "
-                "or a bench figure such as output_throughput@c=64");
+    return fail(
+        "--metric: give a metric: startup, a capacity output such as max_running_requests, "
+        "or a bench figure such as output_throughput@c=64");
   if (m.name == "startup") {
     m.kind = MetricSpec::Kind::kStartup;
     return m;
@@ -68,10 +69,11 @@ Result<MetricSpec> parse_metric(std::string_view name,
   std::vector<std::string> all = capacity_outputs;
   all.insert(all.begin(), "startup");
   const auto near = closest(m.name, all, 1);
-  return fail(fmt::format("--metric {}: no such metric{}; use startup, {}, or a bench figure such "
-                          "as output_throughput@c=64",
-                          m.name, near.empty() ? "" : " (did you mean " + near[0] + "?)",
-                          fmt::join(capacity_outputs, ", ")));
+  return fail(
+      fmt::format("--metric {}: no such metric{}; use startup, {}, or a bench figure such "
+                  "as output_throughput@c=64",
+                  m.name, near.empty() ? "" : " (did you mean " + near[0] + "?)",
+                  fmt::join(capacity_outputs, ", ")));
 }
 
 }  // namespace servescope

@@ -18,9 +18,10 @@ namespace servescope {
 struct MetricSpec {
   enum class Kind { kStartup, kCapacity, kBench };
   Kind kind = Kind::kStartup;
-  std::string name;    // as typed: "startup", "max_running_requests", "output_throughput@c=64"
-  std::string figure;  // kCapacity: the engine output; kBench: the bench figure ("output_throughput")
-  std::string load;    // kBench: "c=64" or "rate=4"
+  std::string name;  // as typed: "startup", "max_running_requests", "output_throughput@c=64"
+  std::string
+      figure;        // kCapacity: the engine output; kBench: the bench figure ("output_throughput")
+  std::string load;  // kBench: "c=64" or "rate=4"
   bool higher_is_better = true;  // kBench: throughputs up, latencies down
 
   bool noisy() const { return kind == Kind::kBench; }
@@ -32,6 +33,7 @@ const std::vector<std::string>& bench_figure_names();
 /// Parses a metric name. `capacity_outputs` are the engine's output names (empty when the
 /// template launches no modelled engine: capacity metrics are then an error). Unknown names
 /// fail with one line listing the valid ones and the closest match.
-Result<MetricSpec> parse_metric(std::string_view name, const std::vector<std::string>& capacity_outputs);
+Result<MetricSpec> parse_metric(std::string_view name,
+                                const std::vector<std::string>& capacity_outputs);
 
 }  // namespace servescope

@@ -29,7 +29,8 @@ TEST(MetricTest, KnowsStartupCapacityOutputsAndBenchFigures) {
 TEST(MetricTest, UnknownNamesFailWithTheClosestMatch) {
   auto m = parse_metric("max_running_request", kOutputs);
   ASSERT_FALSE(m);
-  EXPECT_NE(m.message().find("did you mean max_running_requests"), std::string::npos) << m.message();
+  EXPECT_NE(m.message().find("did you mean max_running_requests"), std::string::npos)
+      << m.message();
   auto b = parse_metric("output_throughput@q=3", kOutputs);
   ASSERT_FALSE(b);
   EXPECT_NE(b.message().find("c=N"), std::string::npos);

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -15,7 +16,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fmt/format.h>
 #include <thread>
 
 #include "core/text.h"
@@ -268,9 +268,9 @@ HttpReply PosixProcessHost::http_get(const std::string& url, std::chrono::millis
     if (so_error != 0)
       return finish(std::strerror(so_error));
   }
-  const std::string request = fmt::format(
-      "GET {} HTTP/1.0\r\nHost: {}:{}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
-      parsed->target, parsed->host, parsed->port);
+  const std::string request =
+      fmt::format("GET {} HTTP/1.0\r\nHost: {}:{}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
+                  parsed->target, parsed->host, parsed->port);
   std::size_t sent = 0;
   while (sent < request.size()) {
     const ssize_t w = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
@@ -356,13 +356,11 @@ int PosixProcessHost::pick_port() {
 }
 
 double PosixProcessHost::now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 double PosixProcessHost::wall_time() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void PosixProcessHost::sleep(double seconds) {

@@ -74,10 +74,10 @@ Result<std::unique_ptr<Predictor>> make_plan_predictor(const ScenarioOptions& ba
   std::string description = fmt::format("{} {} plan, {} × {}", s.engine, s.version.label,
                                         s.hardware.gpus_per_node, s.hardware.gpu.key);
   if (s.calibration.free_before_load_gib && s.calibration.free_after_load_gib)
-    description += fmt::format(", calibrated ({:g} → {:g} GiB free around the weight load{})",
-                               *s.calibration.free_before_load_gib,
-                               *s.calibration.free_after_load_gib,
-                               base.calibrate_from.empty() ? "" : ", from the good launch's log");
+    description +=
+        fmt::format(", calibrated ({:g} → {:g} GiB free around the weight load{})",
+                    *s.calibration.free_before_load_gib, *s.calibration.free_after_load_gib,
+                    base.calibrate_from.empty() ? "" : ", from the good launch's log");
   else
     description += ", memory figures estimated (no calibration)";
   return std::unique_ptr<Predictor>(

@@ -16,7 +16,7 @@
 namespace servescope {
 
 struct LaunchSpec {
-  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::vector<std::string> argv;                         // argv[0] is looked up in PATH
   std::vector<std::pair<std::string, std::string>> env;  // set on top of the tool's environment
   std::string cwd;                                       // "" = the tool's
   std::string stdout_path;
@@ -38,7 +38,7 @@ class ServerProcess {
 };
 
 struct HttpReply {
-  int status = 0;     // 0: no HTTP response (see error)
+  int status = 0;  // 0: no HTTP response (see error)
   std::string body;
   std::string error;  // "connection refused", "timed out", ...
 };

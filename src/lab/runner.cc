@@ -1,10 +1,10 @@
 #include "lab/runner.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 
 #include "core/text.h"
@@ -165,8 +165,8 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
     }
     if (host_.now() - t0 > options_.startup_timeout_s) {
       rec.outcome = ExperimentOutcome::kTimeout;
-      rec.failure = fmt::format("not ready after {:g} s (--startup-timeout)",
-                                options_.startup_timeout_s);
+      rec.failure =
+          fmt::format("not ready after {:g} s (--startup-timeout)", options_.startup_timeout_s);
       break;
     }
     host_.sleep(options_.poll_s);
@@ -207,7 +207,8 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
                                   log.engine.empty() ? "recognised no line" : "read it");
       }
     }
-  } else if (rec.outcome == ExperimentOutcome::kFailedStart && m.kind == MetricSpec::Kind::kStartup) {
+  } else if (rec.outcome == ExperimentOutcome::kFailedStart &&
+             m.kind == MetricSpec::Kind::kStartup) {
     rec.values = {0};
   }
   if (rec.outcome != ExperimentOutcome::kReady) {
@@ -230,7 +231,8 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
 void ExperimentRunner::collect(ExperimentRecord& rec, const std::string& dir, int port,
                                ServerProcess& server) {
   const std::string base = base_url_of(
-      options_.ready_url.empty() ? "" : substitute_placeholders(options_.ready_url, {{}, port, "", ""}),
+      options_.ready_url.empty() ? ""
+                                 : substitute_placeholders(options_.ready_url, {{}, port, "", ""}),
       port);
   for (const std::string& path : options_.scrape_paths) {
     const auto reply = host_.http_get(base + path, std::chrono::milliseconds(5000));
@@ -251,8 +253,8 @@ void ExperimentRunner::collect(ExperimentRecord& rec, const std::string& dir, in
     auto v = options_.bench->measure(base, options_.metric, json);
     if (server.exit_status()) {
       rec.outcome = ExperimentOutcome::kCrashed;
-      rec.failure = fmt::format("exited with status {} during bench run {}",
-                                *server.exit_status(), i + 1);
+      rec.failure =
+          fmt::format("exited with status {} during bench run {}", *server.exit_status(), i + 1);
       rec.values.clear();
       return;
     }

@@ -7,13 +7,13 @@
 // of the group to exit and for the port to be free. A failed start is a result, not an error.
 #pragma once
 
+#include <re2/re2.h>
+
 #include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <re2/re2.h>
 
 #include "engines/engine.h"
 #include "lab/bench_probe.h"
@@ -32,15 +32,15 @@ struct RunnerOptions {
   std::string ready_log;  // a regex a line of stdout or stderr matches once ready
   std::string fail_log;   // a regex a line matches when the start failed ("" = none)
   double startup_timeout_s = 900;
-  double grace_s = 20;       // after SIGTERM, before SIGKILL
-  double settle_s = 0;       // watched after ready before measuring: a crash here counts
-  double poll_s = 0.2;       // between readiness checks
-  double port_wait_s = 30;   // for the port to be free after teardown
+  double grace_s = 20;      // after SIGTERM, before SIGKILL
+  double settle_s = 0;      // watched after ready before measuring: a crash here counts
+  double poll_s = 0.2;      // between readiness checks
+  double port_wait_s = 30;  // for the port to be free after teardown
   MetricSpec metric;
-  int repeat = 1;                            // bench measurements per launch
-  const Engine* engine = nullptr;            // reads the log (nullptr: detected)
-  std::vector<std::string> scrape_paths;     // GET after ready, saved in the run folder
-  BenchProbe* bench = nullptr;               // kBench metrics
+  int repeat = 1;                         // bench measurements per launch
+  const Engine* engine = nullptr;         // reads the log (nullptr: detected)
+  std::vector<std::string> scrape_paths;  // GET after ready, saved in the run folder
+  BenchProbe* bench = nullptr;            // kBench metrics
 };
 
 /// Where one experiment runs: its port and device list.

@@ -72,7 +72,8 @@ TEST_F(RunnerTest, ReadsTheMetricFromTheLogOnceTheUrlAnswers) {
   ASSERT_FALSE(r.evidence.empty());
   EXPECT_EQ(r.evidence[0].line, 1u);
   EXPECT_EQ(r.evidence[0].file, "stderr.log");
-  EXPECT_EQ(r.argv, (std::vector<std::string>{"server", "--disable-radix-cache", "--port", "31000"}));
+  EXPECT_EQ(r.argv,
+            (std::vector<std::string>{"server", "--disable-radix-cache", "--port", "31000"}));
   EXPECT_NEAR(r.startup_seconds(), 3, 0.51);
   EXPECT_FALSE(r.killed);
   EXPECT_TRUE(r.group_gone);

@@ -117,9 +117,9 @@ void find_all(Subset within, Trials& trials, SearchResult& out,
           names(labels, k), names(labels, k)));
       return;
     }
-    out.notes.push_back(fmt::format(
-        "without {} the other changes still reproduce the bad value: another cause",
-        names(labels, k)));
+    out.notes.push_back(
+        fmt::format("without {} the other changes still reproduce the bad value: another cause",
+                    names(labels, k)));
     within = rest;
   }
 }
@@ -221,8 +221,8 @@ SearchResult search_guided(const std::vector<std::string>& labels, Trials& real,
       return out;
     if (o[0] != DdminOutcome::kFail) {
       out.model_gaps.push_back(fmt::format(
-          "the model predicts {} alone reproduces the bad value; the launch {}",
-          names(labels, p), o[0] == DdminOutcome::kPass ? "does not" : "could not tell"));
+          "the model predicts {} alone reproduces the bad value; the launch {}", names(labels, p),
+          o[0] == DdminOutcome::kPass ? "does not" : "could not tell"));
       fall_back(remaining);
       return out;
     }

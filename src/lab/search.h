@@ -40,8 +40,8 @@ class Trials {
 };
 
 struct SearchResult {
-  std::vector<Subset> culprits;    // each a minimal set that reproduces the bad value alone
-  std::vector<std::string> notes;  // how the search went, for the report
+  std::vector<Subset> culprits;         // each a minimal set that reproduces the bad value alone
+  std::vector<std::string> notes;       // how the search went, for the report
   std::vector<std::string> model_gaps;  // guided: where the model's answer was refuted
 };
 
