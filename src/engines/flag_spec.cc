@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/text.h"
 
@@ -128,6 +129,24 @@ const FlagSpec* find_flag_spec(const std::vector<FlagSpec>& flags, std::string_v
     }
   }
   return nullptr;
+}
+
+const CliFlag* find_cli_flag(const std::vector<CliFlag>& surface, std::string_view name) {
+  for (const CliFlag& f : surface) {
+    if (f.name == name)
+      return &f;
+    for (const std::string& a : f.aliases) {
+      if (a == name)
+        return &f;
+    }
+  }
+  return nullptr;
+}
+
+bool is_option_word(std::string_view w) {
+  const bool negative_number = w.size() > 1 && w[0] == '-' &&
+                               (std::isdigit(static_cast<unsigned char>(w[1])) != 0 || w[1] == '.');
+  return w.size() > 1 && w[0] == '-' && !negative_number;
 }
 
 }  // namespace servescope

@@ -48,6 +48,12 @@ Status validate_flag_value(const FlagSpec& spec, std::string_view spelled,
 /// The spec named `name` in `flags`, by its canonical name or an alias; nullptr if none.
 const FlagSpec* find_flag_spec(const std::vector<FlagSpec>& flags, std::string_view name);
 
+/// The surface flag named `name` exactly (canonical or alias); nullptr if none.
+const CliFlag* find_cli_flag(const std::vector<CliFlag>& surface, std::string_view name);
+
+/// Whether a command-line word is an option (argparse: "-x", "--x", but not "-1" or "-.5").
+bool is_option_word(std::string_view word);
+
 /// Parses the CLI-surface table (data/<engine>/flags-*.tsv).
 Result<std::vector<CliFlag>> parse_cli_surface(std::string_view tsv, std::string_view source);
 

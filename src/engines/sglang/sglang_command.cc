@@ -47,13 +47,8 @@ std::size_t find_program(const std::vector<std::string>& words, std::string* pro
   return std::string::npos;
 }
 
-bool looks_like_negative_number(std::string_view w) {
-  return w.size() > 1 && w[0] == '-' &&
-         (std::isdigit(static_cast<unsigned char>(w[1])) || w[1] == '.');
-}
-
 bool is_option(std::string_view w) {
-  return w.size() > 1 && w[0] == '-' && !looks_like_negative_number(w);
+  return is_option_word(w);
 }
 
 struct Resolved {
@@ -65,15 +60,7 @@ struct Resolved {
 };
 
 const CliFlag* surface_exact(std::string_view name) {
-  for (const CliFlag& f : cli_surface()) {
-    if (f.name == name)
-      return &f;
-    for (const std::string& a : f.aliases) {
-      if (a == name)
-        return &f;
-    }
-  }
-  return nullptr;
+  return find_cli_flag(cli_surface(), name);
 }
 
 Resolved resolve_flag(std::string_view name) {

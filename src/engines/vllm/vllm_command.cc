@@ -63,13 +63,8 @@ std::size_t find_program(const std::vector<std::string>& words, std::string* pro
   return std::string::npos;
 }
 
-bool looks_like_negative_number(std::string_view w) {
-  return w.size() > 1 && w[0] == '-' &&
-         (std::isdigit(static_cast<unsigned char>(w[1])) || w[1] == '.');
-}
-
 bool is_option(std::string_view w) {
-  return w.size() > 1 && w[0] == '-' && !looks_like_negative_number(w);
+  return is_option_word(w);
 }
 
 // FlexibleArgumentParser: in a long option, underscores become dashes up to the first '.'.
