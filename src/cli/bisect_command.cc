@@ -16,6 +16,7 @@
 #include "lab/bisect_report.h"
 #include "lab/bisector.h"
 #include "lab/duration.h"
+#include "lab/load_bench_probe.h"
 #include "lab/posix_process_host.h"
 
 namespace servescope {
@@ -98,7 +99,11 @@ ExitStatus run_bisect(const CommandArgs& args) {
   app.add_option("--settle", settle,
                  "Watch the ready server this long before measuring; a crash then counts")
       ->capture_default_str();
-  app.add_option("--bench", bench, "Options for the bench run of a bench metric");
+  app.add_option("--bench", bench,
+                 "Load options of a bench metric, as bench takes them: --requests N (default: "
+                 "4 per client, or 10 s of arrivals), --duration D, --warmup N, --input-len, "
+                 "--output-len, --dataset, --api, --model, --seed, --timeout, --no-stream, "
+                 "--server-view; the metric gives the load point");
   app.add_option("--strategy", strategy_text, "one-at-a-time, ddmin or guided")
       ->capture_default_str();
   app.add_option("--repeat", repeat,
@@ -229,11 +234,15 @@ ExitStatus run_bisect(const CommandArgs& args) {
     repeat = 1;
   }
   std::unique_ptr<BenchProbe> bench_probe;
-  if (metric->kind == MetricSpec::Kind::kBench && !bench_probe)
-    return usage_error(fmt::format(
-        "--metric {}: bench metrics need the load generator (servescope bench), which this "
-        "build does not have yet",
-        metric->name));
+  if (metric->kind == MetricSpec::Kind::kBench) {
+    auto probe_options = parse_load_probe_options(bench);
+    if (!probe_options)
+      return usage_error(probe_options.message());
+    bench_probe = std::make_unique<LoadBenchProbe>(std::move(*probe_options));
+  } else if (!bench.empty()) {
+    std::cerr << "servescope: note: " << metric->name
+              << " is not a bench figure; --bench is ignored\n";
+  }
   if (!ready_url.empty() && !ready_log.empty())
     return usage_error("bisect: give --ready or --ready-log, not both");
   if (ready_url.empty() && ready_log.empty()) {

@@ -71,6 +71,17 @@ std::string scrape_file_name(std::string_view path) {
   return name + ".txt";
 }
 
+// The problem line that names the cause: a Python exception line ("ValueError: ...") rather
+// than the "Traceback (most recent call last):" header before it; else the first problem.
+const EvidenceLine& cause_of(const std::vector<EvidenceLine>& problems) {
+  static const RE2 kException(R"(^\s*[A-Za-z_][\w.]*(Error|Exception)\b.*:)");
+  for (const EvidenceLine& p : problems) {
+    if (RE2::PartialMatch(p.text, kException))
+      return p;
+  }
+  return problems.front();
+}
+
 }  // namespace
 
 ExperimentRunner::ExperimentRunner(ProcessHost& host, RunnerOptions options,
@@ -222,7 +233,7 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
     }
     if (rec.outcome == ExperimentOutcome::kFailedStart && !log.problems.empty() &&
         rec.failure.rfind("exited", 0) == 0)
-      rec.failure += ": " + std::string(trim(log.problems.front().text));
+      rec.failure += ": " + std::string(trim(cause_of(log.problems).text));
   }
   if (!rec.values.empty())
     rec.value = median(rec.values);
