@@ -66,6 +66,18 @@ expect_usage_error "bench: bad duration" "--duration 5parsecs" -- bench --url ht
 expect_usage_error "bench: bad api" "--api" -- bench --url http://127.0.0.1:1 --api grpc --concurrency 4 --requests 10
 expect_usage_error "bench: missing dataset" "nope.jsonl" -- bench --url http://127.0.0.1:1 --dataset "$tmp/nope.jsonl" --concurrency 4 --requests 10
 
+# bisect checks its input before the first launch: no run folder is made.
+twin_tmpl="$bin twin --gpu rtx-pro-6000 --gpus 4 --startup-seconds 0 -- ${seed[*]} {flags} --host 127.0.0.1 --port {port}"
+expect_usage_error "bisect: template without {flags}" "the template has no {flags}" -- bisect \
+  --launch "${twin_tmpl/\{flags\} /}" --vary --enable-metrics --metric max_running_requests --out "$tmp/bisect"
+expect_usage_error "bisect: unknown metric" "--metric max_frobs: no such metric" -- bisect \
+  --launch "$twin_tmpl" --vary --enable-metrics --metric max_frobs --out "$tmp/bisect"
+expect_usage_error "bisect: good equal to bad" "--good and --bad are the same flags" -- bisect \
+  --launch "$twin_tmpl" --good "--enable-metrics" --bad "--enable-metrics" --metric max_running_requests --out "$tmp/bisect"
+expect_usage_error "bisect: unknown bench option" "--bench: unknown option '--concurrency'" -- bisect \
+  --launch "$twin_tmpl" --vary --enable-metrics --metric output_throughput@c=4 --bench "--concurrency 8" --out "$tmp/bisect"
+[ ! -e "$tmp/bisect" ] || fail "bisect made its --out folder before rejecting its input"
+
 : >"$tmp/empty.log"
 printf 'hello\nworld\n' >"$tmp/other.log"
 expect_usage_error "logs: missing file" "missing.log: no such file" -- logs "$tmp/missing.log"
