@@ -129,6 +129,82 @@ TEST(ModelConfig, Phi3SlidingWindowFieldDoesNotMakeSlidingLayers) {
   EXPECT_EQ(m.context_length, 16384);
 }
 
+// Families without a bundled config: the inputs below carry only the dimensions the model cards
+// and several independent copies agree on (not verbatim config.json files).
+TEST(ModelConfig, GemmaTiesEmbeddingsAndKeepsItsHeadDim) {
+  auto m = read_model_config(
+      R"({"architectures": ["GemmaForCausalLM"], "model_type": "gemma", "hidden_size": 3072,
+          "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16,
+          "head_dim": 256, "intermediate_size": 24576, "vocab_size": 256000,
+          "max_position_embeddings": 8192})",
+      "gemma-7b dims");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->head_dim, 256) << "not 3072 / 16 = 192";
+  EXPECT_TRUE(m->tie_word_embeddings) << "GemmaConfig's default";
+  EXPECT_EQ(m->count_layers(LayerKind::kFullAttention), 28);
+  // google/gemma-7b: 8.54B parameters.
+  EXPECT_NEAR(estimate_weights(*m, {1, true}).total_params / 1e9, 8.54, 0.02);
+}
+
+TEST(ModelConfig, Qwen2MoeHasOneSharedExpertOfItsOwnWidth) {
+  auto m = read_model_config(
+      R"({"architectures": ["Qwen2MoeForCausalLM"], "model_type": "qwen2_moe",
+          "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 16,
+          "num_key_value_heads": 16, "intermediate_size": 5632, "moe_intermediate_size": 1408,
+          "shared_expert_intermediate_size": 5632, "num_experts": 60, "num_experts_per_tok": 4,
+          "decoder_sparse_step": 1, "vocab_size": 151936, "tie_word_embeddings": false,
+          "max_position_embeddings": 8192})",
+      "Qwen1.5-MoE-A2.7B dims");
+  ASSERT_TRUE(m) << m.message();
+  ASSERT_TRUE(m->moe);
+  EXPECT_EQ(m->moe->num_experts, 60);
+  EXPECT_EQ(m->moe->shared_expert_intermediate, 5632);
+  EXPECT_EQ(m->moe->num_shared_experts, 0);
+  EXPECT_TRUE(m->attention_bias);
+  EXPECT_EQ(m->num_kv_heads, 16);
+  // Qwen/Qwen1.5-MoE-A2.7B: 14.3B parameters.
+  EXPECT_NEAR(estimate_weights(*m, {1, true}).total_params / 1e9, 14.3, 0.1);
+}
+
+TEST(ModelConfig, KimiVlReadsMlaFromItsTextConfig) {
+  auto m = read_model_config(
+      R"({"architectures": ["KimiVLForConditionalGeneration"], "model_type": "kimi_vl",
+          "text_config": {"model_type": "deepseek_v3", "hidden_size": 2048,
+            "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16,
+            "intermediate_size": 11264, "moe_intermediate_size": 1408, "kv_lora_rank": 512,
+            "q_lora_rank": null, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+            "v_head_dim": 128, "n_routed_experts": 64, "n_shared_experts": 2,
+            "num_experts_per_tok": 6, "first_k_dense_replace": 1, "vocab_size": 163840}})",
+      "Kimi-VL-A3B dims");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_TRUE(m->multimodal);
+  EXPECT_EQ(m->text_prefix, "text_config.");
+  EXPECT_EQ(m->count_layers(LayerKind::kMla), 27);
+  ASSERT_TRUE(m->mla);
+  EXPECT_EQ(m->mla->kv_lora_rank + m->mla->qk_rope_head_dim, 576);
+  EXPECT_EQ(m->mla->q_lora_rank, 0);
+  EXPECT_EQ(m->moe->first_dense_layers, 1);
+}
+
+TEST(ModelConfig, Mistral3ReadsItsTextConfig) {
+  auto m = read_model_config(
+      R"({"architectures": ["Mistral3ForConditionalGeneration"], "model_type": "mistral3",
+          "text_config": {"model_type": "mistral", "hidden_size": 5120, "num_hidden_layers": 40,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+            "intermediate_size": 32768, "vocab_size": 131072, "max_position_embeddings": 131072},
+          "vision_config": {"model_type": "pixtral", "hidden_size": 1024, "num_hidden_layers": 24,
+            "intermediate_size": 4096}})",
+      "Mistral-Small-3.1-24B dims");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_TRUE(m->multimodal);
+  EXPECT_EQ(m->head_dim, 128) << "given; 5120 / 32 would be 160";
+  EXPECT_EQ(m->num_kv_heads, 8);
+  EXPECT_FALSE(m->tie_word_embeddings);
+  EXPECT_EQ(m->context_length, 131072);
+  // Mistral-Small-3.1-24B: 24B parameters with the Pixtral encoder.
+  EXPECT_NEAR(estimate_weights(*m, {1, true}).total_params / 1e9, 24.0, 0.2);
+}
+
 TEST(ModelConfig, LocalPathsResolveToBundledConfigsByName) {
   EXPECT_EQ(resolve_bundled_id("/path/to/Qwen3-235B-A22B-FP8"), "Qwen/Qwen3-235B-A22B-FP8");
   EXPECT_EQ(resolve_bundled_id("qwen/qwen3-8b"), "Qwen/Qwen3-8B");
