@@ -287,7 +287,9 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
       }
     }
   }
-  out.capacity_command = resolved;
+  // Without the model the resolved settings do not form a command: leave only the program, so
+  // that the launch command given with the log (check ... -- vllm serve MODEL ...) stands for it.
+  out.capacity_command = model.empty() ? typed : resolved;
   out.defaults_command = typed;
 
   // Calibration: the memory profile with each figure's printed rounding. With the whole
