@@ -27,6 +27,9 @@ ExitStatus run_twin(const CommandArgs& args) {
   app.add_option("--speed", twin.speed,
                  "Simulated seconds per wall second (10: ten times faster; inf: no waiting)")
       ->capture_default_str();
+  app.add_option("--jitter", twin.jitter,
+                 "Run-to-run noise: relative spread of step times (0.1: about 10%), redrawn "
+                 "every 32 steps from --seed (default 0: exact)");
   app.add_option("--startup-seconds", twin.startup_seconds,
                  "Wall seconds the startup log takes before ready")
       ->capture_default_str();
@@ -36,7 +39,7 @@ ExitStatus run_twin(const CommandArgs& args) {
       "scheduler freezes once, after the first token), drop-stream-after=K (tokens), error-rate=P "
       "(HTTP 500s, seeded)");
   app.add_option("--threads", twin.threads, "Threads running the server")->capture_default_str();
-  app.add_option("--seed", twin.seed, "Seed of the error-rate draws and request ids")
+  app.add_option("--seed", twin.seed, "Seed of the error-rate draws, --jitter and request ids")
       ->capture_default_str();
   app.add_option("--efficiency", efficiency,
                  "Cost-model factor KEY=VALUE (repeatable), as in simulate");
@@ -49,6 +52,8 @@ ExitStatus run_twin(const CommandArgs& args) {
     return *exit;
   if (!(twin.speed > 0))
     return usage_error("twin: --speed must be a positive number (inf for no waiting)");
+  if (!(twin.jitter >= 0 && twin.jitter <= 1))
+    return usage_error("twin: --jitter must be between 0 and 1 (a relative spread such as 0.1)");
   if (!(twin.startup_seconds >= 0) || std::isinf(twin.startup_seconds))
     return usage_error("twin: --startup-seconds must be a finite number ≥ 0");
   if (twin.threads < 1 || twin.threads > 256)

@@ -59,7 +59,8 @@ ServingLoop::ServingLoop(const Scenario& scenario, const Plan& plan, const TwinP
       ttft_(profile.histogram_bounds(HistogramKind::kTimeToFirstToken)),
       itl_(profile.histogram_bounds(HistogramKind::kInterTokenLatency)),
       e2e_(profile.histogram_bounds(HistogramKind::kEndToEnd)),
-      queue_(profile.histogram_bounds(HistogramKind::kQueueTime)) {
+      queue_(profile.histogram_bounds(HistogramKind::kQueueTime)),
+      jitter_random_(options_.seed ^ 0x9e3779b97f4a7c15ULL) {
   if (!(options_.speed > 0))
     options_.speed = 1;
   last_decode_log_ = last_prefill_log_ = clock_.now();
@@ -118,6 +119,14 @@ void ServingLoop::start_step(double at) {
   in_step_ = true;
   step_start_ = at;
   double seconds = cost_.step_seconds(step_.work) / options_.speed;
+  if (options_.jitter > 0) {
+    if (steps_started_ % kJitterSteps == 0) {
+      const double s = options_.jitter;
+      jitter_factor_ = std::exp(s * jitter_random_.normal(0, 1) - s * s / 2);
+    }
+    seconds *= jitter_factor_;
+  }
+  ++steps_started_;
   if (stall_pending_) {
     seconds += options_.faults.stall_ms / 1e3;
     stall_pending_ = false;

@@ -19,6 +19,7 @@
 #include "twin/api_request.h"
 #include "twin/clock.h"
 #include "twin/cost_model.h"
+#include "twin/random.h"
 #include "twin/scheduler.h"
 
 namespace servescope {
@@ -55,6 +56,11 @@ class LogSink {
 
 struct ServingLoopOptions {
   double speed = 1;  // simulated seconds per wall second; huge values run steps back to back
+  // Run-to-run noise (--jitter): every step lasts its cost times a log-normal factor of mean
+  // 1 and relative spread `jitter`, redrawn every kJitterSteps steps from `seed`, so repeated
+  // measurements differ as they do on a real server. 0: exact.
+  double jitter = 0;
+  std::uint64_t seed = 1;
   TwinFaults faults;
   std::string model_name;
   Endpoint endpoint;
@@ -129,6 +135,14 @@ class ServingLoop {
   std::uint64_t generation_tokens_total_ = 0;
   std::uint64_t requests_total_ = 0;
   Histogram ttft_, itl_, e2e_, queue_;
+
+  Random jitter_random_;
+  double jitter_factor_ = 1;
+  std::uint64_t steps_started_ = 0;
 };
+
+/// Steps that share one --jitter factor: long enough that a slow or fast stretch moves a
+/// measurement, as a real server's clocks and neighbours do, instead of averaging away.
+inline constexpr std::uint64_t kJitterSteps = 32;
 
 }  // namespace servescope

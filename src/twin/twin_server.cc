@@ -94,6 +94,8 @@ int TwinServer::run() {
 
   ServingLoopOptions loop_options;
   loop_options.speed = options_.speed;
+  loop_options.jitter = options_.jitter;
+  loop_options.seed = options_.seed;
   loop_options.faults = options_.faults;
   loop_options.model_name = model_name;
   loop_options.endpoint = bound;

@@ -15,6 +15,7 @@ namespace servescope {
 
 struct TwinServerOptions {
   double speed = 1;
+  double jitter = 0;  // ServingLoopOptions::jitter
   double startup_seconds = 0;
   int threads = 1;
   TwinFaults faults;

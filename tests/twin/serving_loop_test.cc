@@ -118,6 +118,29 @@ TEST(ServingLoopTest, SpeedDividesEveryStep) {
   EXPECT_NEAR((b.clock.now() - b0) * 10, a.clock.now() - a0, 1e-9);
 }
 
+// --jitter: the same seed replays the same step times; another seed or none gives others; the
+// factor has mean 1, so a long run stays near the exact one.
+TEST(ServingLoopTest, JitterSpreadsStepTimesReproduciblyFromTheSeed) {
+  auto duration = [](double jitter, std::uint64_t seed) {
+    ServingLoopOptions o;
+    o.jitter = jitter;
+    o.seed = seed;
+    Harness h(llama_case(), o);
+    h.submit(500, 400);  // 400 steps: a dozen jitter windows
+    const double t0 = h.clock.now();
+    h.run();
+    EXPECT_EQ(h.tickets.size(), 1u);
+    return h.clock.now() - t0;
+  };
+  const double exact = duration(0, 1);
+  const double a = duration(0.2, 1);
+  EXPECT_DOUBLE_EQ(duration(0.2, 1), a);
+  EXPECT_NE(duration(0.2, 2), a);
+  EXPECT_NE(a, exact);
+  EXPECT_NEAR(a / exact, 1.0, 0.3);
+  EXPECT_DOUBLE_EQ(duration(0, 2), exact) << "no jitter: the seed does not matter";
+}
+
 TEST(ServingLoopTest, NeverRunsMoreThanTheLimitAndFinishesEveryRequest) {
   Harness h(founding_case());
   std::vector<std::shared_ptr<RecordingSink>> sinks;
