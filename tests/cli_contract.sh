@@ -58,6 +58,7 @@ expect_usage_error "diff: a log and a command for one side" "give --a or --a-log
 expect_usage_error "simulate: bad length" "--input-len" -- simulate --gpu rtx-pro-6000 --concurrency 4 --requests 10 --input-len lots -- "${seed[@]}"
 expect_usage_error "simulate: no load" "--concurrency" -- simulate --gpu rtx-pro-6000 --requests 10 -- "${seed[@]}"
 expect_usage_error "twin: bad fault" "--fault" -- twin --gpu rtx-pro-6000 --fault explode=1 -- "${seed[@]}"
+expect_usage_error "twin: bad jitter" "--jitter must be between 0 and 1" -- twin --gpu rtx-pro-6000 --jitter 2 -- "${seed[@]}"
 expect_usage_error "bench: no url" "--url" -- bench --concurrency 4 --requests 10
 expect_usage_error "bench: not http" "ftp://127.0.0.1:1" -- bench --url ftp://127.0.0.1:1 --concurrency 4 --requests 10
 expect_usage_error "bench: no load" "--concurrency C" -- bench --url http://127.0.0.1:1 --requests 10

@@ -309,17 +309,17 @@ TEST_F(BisectTwinE2E, AFlagThatFailsTheStartIsReportedAsAStartupFailure) {
   expect_launches_match_journal(report_, out_);
 }
 
-// A noisy metric. At a finite --speed the twin sleeps in wall time, so a bench figure
-// measured against it varies from run to run like a real server's (between under 1% and
-// about 10% across repeats of one configuration in our runs, with the machine's load);
-// bisect measures each launch --repeat times and compares medians. --max-running-requests 2 under
-// 16 clients cuts the output throughput about threefold (the scheduler runs 2 requests, the rest
-// wait); the other flags do not touch the twin's cost model.
+// A noisy metric. The twin at --speed 20 sleeps in wall time, and --jitter 0.1 stretches or
+// shrinks its step times by a seeded factor (about ±10%, redrawn every 32 steps), so a bench
+// figure varies between repeats of one configuration as on a real server; bisect measures
+// each launch --repeat times and compares medians. --max-running-requests 2 under 16 clients
+// cuts the output throughput about threefold (the scheduler runs 2 requests, the rest wait);
+// the other flags do not touch the twin's cost model.
 TEST_F(BisectTwinE2E, AThroughputCulpritIsFoundWithRepeatsUnderTheTwinsNoise) {
   const std::vector<std::string> vary = {"--schedule-policy lpm", "--max-running-requests 2",
                                          "--enable-metrics"};
-  ASSERT_EQ(bisect(twin_template("--startup-seconds 0 --speed 20"), vary, "output_throughput@c=16",
-                   "ddmin",
+  ASSERT_EQ(bisect(twin_template("--startup-seconds 0 --speed 20 --jitter 0.1"), vary,
+                   "output_throughput@c=16", "ddmin",
                    {"--bench", "--requests 32 --input-len 128 --output-len 32", "--repeat", "3",
                     "--tolerance", "20%"}),
             0)
@@ -336,6 +336,7 @@ TEST_F(BisectTwinE2E, AThroughputCulpritIsFoundWithRepeatsUnderTheTwinsNoise) {
     ASSERT_EQ(v.size(), 3u) << "three measurements per launch";
     std::sort(v.begin(), v.end());
     EXPECT_DOUBLE_EQ(e["value"].get<double>(), v[1]) << "the value is the median";
+    EXPECT_LT(v[0], v[2]) << "the twin's noise reaches the measurements";
     for (int i = 1; i <= 3; ++i)
       EXPECT_TRUE(fs::exists(out_ / e["run_dir"].get<std::string>() /
                              ("bench-" + std::to_string(i) + ".json")));
