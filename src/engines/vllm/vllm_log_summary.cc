@@ -106,15 +106,17 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
 
   // The memory profile, then the capacity lines, in startup order.
   if (const Fact* s = primary_fact(facts, "memory_summary")) {
-    out.capacity.push_back({"free memory at startup",
-                            fmt::format("{:.2f} / {:.2f} GiB", s->number("free_memory_gib").value_or(0),
-                                        s->number("total_memory_gib").value_or(0)),
-                            s->line, s->kind});
+    out.capacity.push_back(
+        {"free memory at startup",
+         fmt::format("{:.2f} / {:.2f} GiB", s->number("free_memory_gib").value_or(0),
+                     s->number("total_memory_gib").value_or(0)),
+         s->line, s->kind});
   } else if (const Fact* snap = primary_fact(facts, "memory_snapshot")) {
-    out.capacity.push_back({"free memory at startup",
-                            fmt::format("{:.2f} / {:.2f} GiB", snap->number("free_memory_gib").value_or(0),
-                                        snap->number("total_memory_gib").value_or(0)),
-                            snap->line, snap->kind});
+    out.capacity.push_back(
+        {"free memory at startup",
+         fmt::format("{:.2f} / {:.2f} GiB", snap->number("free_memory_gib").value_or(0),
+                     snap->number("total_memory_gib").value_or(0)),
+         snap->line, snap->kind});
   }
   for (const Fact& f : facts) {
     if (f.kind == "memory_profile" && f.has("total_memory_gib")) {
@@ -130,7 +132,8 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
   for (const char* kind : {"memory_summary", "memory_profile"}) {
     const Fact* f = nullptr;
     for (const Fact& x : facts) {
-      if (x.kind == kind && x.has("activation_peak_gib") && (f == nullptr || stands_for_server(x))) {
+      if (x.kind == kind && x.has("activation_peak_gib") &&
+          (f == nullptr || stands_for_server(x))) {
         f = &x;
         if (stands_for_server(x))
           break;
@@ -139,8 +142,8 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
     if (f != nullptr) {
       b.item(out.capacity, "activation peak",
              fmt::format("{:.2f} GiB", f->number("activation_peak_gib").value_or(0)), *f);
-      b.item(out.capacity, "non-torch", fmt::format("{:.2f} GiB", f->number("non_torch_gib").value_or(0)),
-             *f);
+      b.item(out.capacity, "non-torch",
+             fmt::format("{:.2f} GiB", f->number("non_torch_gib").value_or(0)), *f);
       break;
     }
   }
@@ -169,9 +172,10 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
     if (const IntList* sizes = config->int_list("compilation_config.cudagraph_capture_sizes")) {
       IntList sorted = *sizes;
       std::sort(sorted.begin(), sorted.end());
-      b.item(out.capacity, "CUDA graph capture sizes",
-             fmt::format("{}, max {}", Value(sorted).to_display(), sorted.empty() ? 0 : sorted.back()),
-             *config);
+      b.item(
+          out.capacity, "CUDA graph capture sizes",
+          fmt::format("{}, max {}", Value(sorted).to_display(), sorted.empty() ? 0 : sorted.back()),
+          *config);
     }
   }
   if (const Fact* f = primary_fact(facts, "attention_backend"); f != nullptr && f->has("backend"))
@@ -198,16 +202,32 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
              f);
     } else if (f.kind == "setting_adjusted") {
       b.item(out.notes, "setting adjusted", f.text("text").value_or(""), f);
+    } else if (f.kind == "blocks_override" && f.integer("num_gpu_blocks") == 0) {
+      // "Overriding num_gpu_blocks=0 with num_gpu_blocks_override=N" is the minimal KV cache
+      // the CUDA-graph memory profile builds (gpu_model_runner.py::profile_cudagraph_memory,
+      // 0.19+), not a user's override: nothing was adjusted.
+      continue;
     } else if (f.kind == "blocks_override" || f.kind == "auto_fit" || f.kind == "block_size") {
-      b.item(out.notes, f.kind, std::string(trim(f.raw.substr(std::min(f.raw.find(']') + 1, f.raw.size())))), f);
+      b.item(out.notes, f.kind,
+             std::string(trim(f.raw.substr(std::min(f.raw.find(']') + 1, f.raw.size())))), f);
     } else if (f.kind == "cuda_graph_profiling") {
       const Value* sub = f.find("subtracted");
       b.item(out.notes, "CUDA graph memory profiling",
              sub != nullptr && sub->is_bool() && sub->as_bool() ? "subtracted from the KV cache"
-                                                                  : "estimated, not subtracted",
+                                                                : "estimated, not subtracted",
              f);
     }
   }
+  // Every rank prints its own copy of a note: keep the first.
+  std::vector<LogSummary::Item> notes;
+  for (LogSummary::Item& item : out.notes) {
+    const bool repeated = std::any_of(notes.begin(), notes.end(), [&](const LogSummary::Item& n) {
+      return n.name == item.name && n.value == item.value;
+    });
+    if (!repeated)
+      notes.push_back(std::move(item));
+  }
+  out.notes = std::move(notes);
   return out;
 }
 
