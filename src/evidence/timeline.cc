@@ -41,6 +41,13 @@ void update_peak(TimelinePeak& peak, double value, const Fact& f) {
 
 double timestamp_seconds(std::string_view t) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  // "MM-DD HH:MM:SS" (vLLM's logger prints no year): read in leap year 2000, so offsets inside
+  // one log hold (a log that crosses New Year's Eve gets a negative jump).
+  if (t.size() >= 14 && t[2] == '-' && t[5] == ' ' && digits(t, 0, 2, mo)) {
+    std::string full = "2000-";
+    full.append(t);
+    return timestamp_seconds(full);
+  }
   if (!digits(t, 0, 4, y) || t.size() < 19 || t[4] != '-' || !digits(t, 5, 2, mo) || t[7] != '-' ||
       !digits(t, 8, 2, d) || !digits(t, 11, 2, h) || t[13] != ':' || !digits(t, 14, 2, mi) ||
       t[16] != ':' || !digits(t, 17, 2, s) || mo < 1 || mo > 12 || d < 1 || d > 31)
