@@ -100,6 +100,22 @@ assert d["inferred_version"]["from"] <= "2025-01-23" <= d["inferred_version"]["u
 assert d["counts"]["unknown_capacity"] == 0
 PY
 fi
+# A vLLM v0.19.0 log (CRLF line ends, one GPU): logs shows the KV size; check exits 0 and
+# compares the five figures by their issue-8 names.
+vllm_log="$(dirname "$0")/../../shared/corpus/raw/vllm-llm-d-planner-qwen-qwen3-30b-a3b--h100-80gb--tp1pp1dp1--8192.log"
+if [ -f "$vllm_log" ]; then
+  "$bin" logs "$vllm_log" >"$tmp/vllm-logs.txt" 2>"$tmp/err" || fail "logs on a vLLM log exited $?: $(cat "$tmp/err")"
+  grep -q "GPU KV cache size  *168,288 tokens" "$tmp/vllm-logs.txt" || fail "logs on a vLLM log lacks the KV size"
+  "$bin" check --json "$vllm_log" >"$tmp/vllm-check.json" 2>"$tmp/err" || fail "check on a vLLM log exited $?: $(cat "$tmp/err")"
+  python3 - "$tmp/vllm-check.json" <<'PY' || fail "check --json on a vLLM log lacks its comparisons"
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {c["field"]: c for c in d["comparisons"]}
+for f in ("gpu_kv_cache_size_tokens", "maximum_concurrency", "num_gpu_blocks", "max_num_seqs", "max_num_batched_tokens"):
+    assert f in by and by[f]["checked"] and by[f]["match"], (f, by.get(f))
+assert by["gpu_kv_cache_size_tokens"]["logged"] == 168288 and d["mismatched"] == 0
+PY
+fi
 
 # lint exits 1 on an error-level finding (the fusion on SM120 fails startup at 2026-07-20).
 "$bin" lint --gpu rtx-pro-6000 -- "${seed[@]}" --enable-flashinfer-allreduce-fusion >/dev/null 2>&1
