@@ -25,7 +25,8 @@ bool starts_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && std::memcmp(s.data(), p.data(), p.size()) == 0;
 }
 bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && std::memcmp(s.data() + s.size() - p.size(), p.data(), p.size()) == 0;
+  return s.size() >= p.size() &&
+         std::memcmp(s.data() + s.size() - p.size(), p.data(), p.size()) == 0;
 }
 bool has(std::string_view s, std::string_view needle) {
   return s.find(needle) != std::string_view::npos;
@@ -202,12 +203,12 @@ bool time_at(std::string_view s, std::size_t pos) {
 }  // namespace
 
 struct VllmLogGrammar::Prefix {
-  std::string_view process;  // the innermost process tag's name ("EngineCore_DP1"), "" if none
+  std::string_view process;      // the innermost process tag's name ("EngineCore_DP1"), "" if none
   std::string_view process_key;  // its "pid=N, ip=A" part
   std::string_view level;
   std::string_view timestamp;
   std::string_view message;
-  bool tagged = false;  // a "(... pid=N)" tag was seen
+  bool tagged = false;   // a "(... pid=N)" tag was seen
   bool leveled = false;  // "LEVEL MM-DD HH:MM:SS ..." was seen
 };
 
@@ -256,7 +257,8 @@ struct VllmLogGrammar::Patterns {
   RE2 mamba_pad{R"(^Padding mamba page size by ([\d.]+)%)"};
   RE2 backend{R"(^Using (\w+) attention backend out of potential backends: (.*)$)"};
   RE2 old_backend{R"(^Using (.+?) backend(?: on V1 engine)?\.?$)"};
-  RE2 downgrade{R"(CUDAGraphMode\.(\w+) is not supported with (.*?); setting cudagraph_mode=(\w+))"};
+  RE2 downgrade{
+      R"(CUDAGraphMode\.(\w+) is not supported with (.*?); setting cudagraph_mode=(\w+))"};
   RE2 mode_override{R"(Cudagraph mode (\S+) is not compatible with compilation mode (\S+?)\.)"};
   RE2 engine_ready{R"(^init engine \(profile, create kv cache, warmup model\) took ([\d.]+))"};
   RE2 server_up{R"(^(?:Starting vLLM (?:API )?server on|Uvicorn running on) (\S+))"};
@@ -303,8 +305,8 @@ bool VllmLogGrammar::parse_prefix(std::string_view s, Prefix& p) {
   }
   // "LEVEL MM-DD HH:MM:SS [file.py:N] " (V1) or "LEVEL MM-DD HH:MM:SS file.py:N] " (V0).
   const std::size_t space = s.find(' ', pos);
-  if (space != std::string_view::npos && space - pos <= 8 &&
-      is_level(s.substr(pos, space - pos)) && time_at(s, space + 1)) {
+  if (space != std::string_view::npos && space - pos <= 8 && is_level(s.substr(pos, space - pos)) &&
+      time_at(s, space + 1)) {
     p.level = s.substr(pos, space - pos);
     p.timestamp = s.substr(space + 1, 14);
     std::size_t m = space + 15;
@@ -470,8 +472,9 @@ LineKind VllmLogGrammar::feed(std::string_view line, std::uint64_t number, FactS
   const bool cut = ends_with(trim(line), kCollectorCut);
   // A cut fact is held; an unrecognised line only once the log has shown that it is wrapped
   // (its kind is then counted with the line that continues or follows it).
-  const bool incomplete = ((k == LineKind::kUnknown || k == LineKind::kUnknownCapacity) && wrapped_) ||
-                          (k == LineKind::kFact && pending_partial_);
+  const bool incomplete =
+      ((k == LineKind::kUnknown || k == LineKind::kUnknownCapacity) && wrapped_) ||
+      (k == LineKind::kFact && pending_partial_);
   if (prefixed && incomplete && !cut && line.size() >= kMinWrapWidth) {
     // Possibly wrapped: keep it until the next line says.
     holding_ = true;
@@ -539,8 +542,8 @@ LineKind VllmLogGrammar::plain(std::string_view t) {
       starts_with(t, "[Gloo]") || starts_with(t, "<frozen") || has(t, "Warning:") ||
       starts_with(t, "warnings.warn") || starts_with(t, "`"))
     return LineKind::kKnown;
-  if (t.size() > 20 && is_digit(t[0]) && t[4] == '-' && (has(t, " INFO ") || has(t, " - INFO - ") ||
-                                                          has(t, " WARNING ") || has(t, " DEBUG ")))
+  if (t.size() > 20 && is_digit(t[0]) && t[4] == '-' &&
+      (has(t, " INFO ") || has(t, " - INFO - ") || has(t, " WARNING ") || has(t, " DEBUG ")))
     return LineKind::kKnown;
   if (t.front() == '#' && !starts_with(t, "# GPU") && !starts_with(t, "# cuda") &&
       !starts_with(t, "# CUDA"))
@@ -696,7 +699,8 @@ LineKind VllmLogGrammar::capacity_line(std::string_view m) {
     emit();
     return LineKind::kFact;
   }
-  if (starts_with(m, "Overriding num_gpu_blocks=") && RE2::PartialMatch(m, re_.override_blocks, &a, &b)) {
+  if (starts_with(m, "Overriding num_gpu_blocks=") &&
+      RE2::PartialMatch(m, re_.override_blocks, &a, &b)) {
     begin("blocks_override");
     add_number(builder_, "num_gpu_blocks", a);
     add_number(builder_, "override", b);
@@ -825,7 +829,8 @@ LineKind VllmLogGrammar::memory_line(std::string_view m) {
     }
     return LineKind::kUnknownCapacity;
   }
-  if (starts_with(m, "Free memory after profiling") || starts_with(m, "Peak GPU memory after loading"))
+  if (starts_with(m, "Free memory after profiling") ||
+      starts_with(m, "Peak GPU memory after loading"))
     return LineKind::kKnown;
   if (starts_with(m, "Memory profiling takes")) {
     begin("memory_profile");
@@ -954,7 +959,8 @@ LineKind VllmLogGrammar::graph_line(std::string_view m) {
   if (starts_with(m, "Estimated PIECEWISE CUDA graph memory") ||
       starts_with(m, "Estimated FULL CUDA graph memory") ||
       starts_with(m, "Initialized minimal KV cache for CUDA graph profiling") ||
-      starts_with(m, "Cleaned up profiling KV cache") || starts_with(m, "Capturing a cudagraph on") ||
+      starts_with(m, "Cleaned up profiling KV cache") ||
+      starts_with(m, "Capturing a cudagraph on") ||
       starts_with(m, "Capturing cudagraphs for decoding") ||
       starts_with(m, "CUDA graphs can take additional") ||
       starts_with(m, "Capturing CUDA graph shapes") || starts_with(m, "Capturing CUDA graphs"))
@@ -1149,7 +1155,8 @@ LineKind VllmLogGrammar::failure_line(std::string_view m, std::string_view level
     emit();
     return LineKind::kFact;
   }
-  if (RE2::PartialMatch(m, re_.context_limit, &a, &b) || RE2::PartialMatch(m, re_.decoder_prompt, &b, &a)) {
+  if (RE2::PartialMatch(m, re_.context_limit, &a, &b) ||
+      RE2::PartialMatch(m, re_.decoder_prompt, &b, &a)) {
     begin("input_too_long");
     add_number(builder_, "input_tokens", b);
     add_number(builder_, "max_tokens", a);
@@ -1265,8 +1272,8 @@ LineKind VllmLogGrammar::misc_line(std::string_view m, std::string_view level) {
       emit();
       return LineKind::kFact;
     }
-    if ((has(m, "Attention backend") || has(m, "XFormers backend") || has(m, "FlashInfer backend") ||
-         has(m, "Flash Attention backend")) &&
+    if ((has(m, "Attention backend") || has(m, "XFormers backend") ||
+         has(m, "FlashInfer backend") || has(m, "Flash Attention backend")) &&
         RE2::FullMatch(m, re_.old_backend, &a)) {
       begin("attention_backend");
       builder_.add("backend", Value(std::string(a)));
@@ -1296,9 +1303,10 @@ LineKind VllmLogGrammar::misc_line(std::string_view m, std::string_view level) {
   }
   // Warnings that change a setting the capacity depends on.
   static constexpr std::array<std::string_view, 8> kAdjusts = {
-      "Enforce eager set",        "disabling torch.compile",  "Overriding",
-      "Forcing",                  "is not supported",         "will be ignored",
-      "Disabling",                "Turning off hybrid kv cache manager"};
+      "Enforce eager set", "disabling torch.compile",
+      "Overriding",        "Forcing",
+      "is not supported",  "will be ignored",
+      "Disabling",         "Turning off hybrid kv cache manager"};
   if (level == "WARNING" || level == "INFO") {
     for (std::string_view w : kAdjusts) {
       if (has(m, w)) {

@@ -15,8 +15,8 @@ namespace {
 
 // Fields of the args dump that are not flags: the positional model and bookkeeping.
 bool not_a_flag(std::string_view key) {
-  return key == "model_tag" || key == "subparser" || key == "dispatch_function" ||
-         key == "model" || key.find('.') != std::string_view::npos;
+  return key == "model_tag" || key == "subparser" || key == "dispatch_function" || key == "model" ||
+         key.find('.') != std::string_view::npos;
 }
 
 const CliFlag* flag_for_field(std::string_view field) {
@@ -58,7 +58,8 @@ std::string repr_to_json(std::string_view r) {
       if (r.substr(i, w.size()) != w)
         return false;
       const bool left = i == 0 || !std::isalnum(static_cast<unsigned char>(r[i - 1]));
-      const bool right = i + w.size() >= r.size() || !std::isalnum(static_cast<unsigned char>(r[i + w.size()]));
+      const bool right =
+          i + w.size() >= r.size() || !std::isalnum(static_cast<unsigned char>(r[i + w.size()]));
       if (!left || !right)
         return false;
       out += json;
@@ -228,7 +229,8 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
   }
   out.model_path = model;
   if (model.empty())
-    out.missing.push_back("the model (the non-default args, the engine config or 'Starting to load model')");
+    out.missing.push_back(
+        "the model (the non-default args, the engine config or 'Starting to load model')");
   if (typed.size() == 2 && !model.empty())
     typed.push_back(model);
 
@@ -244,15 +246,15 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     return args != nullptr && args->find(field) != nullptr && !args->find(field)->is_none();
   };
   if (config != nullptr) {
-    for (const auto& [field, flag] :
-         {std::pair{"tensor_parallel_size", "--tensor-parallel-size"},
-          {"pipeline_parallel_size", "--pipeline-parallel-size"},
-          {"data_parallel_size", "--data-parallel-size"},
-          {"max_seq_len", "--max-model-len"}}) {
+    for (const auto& [field, flag] : {std::pair{"tensor_parallel_size", "--tensor-parallel-size"},
+                                      {"pipeline_parallel_size", "--pipeline-parallel-size"},
+                                      {"data_parallel_size", "--data-parallel-size"},
+                                      {"max_seq_len", "--max-model-len"}}) {
       if (auto v = config->integer(field); v && !typed_has(field))
         set(flag, std::to_string(*v));
     }
-    if (auto dtype = config->text("kv_cache_dtype"); dtype && *dtype != "auto" && !typed_has("kv_cache_dtype"))
+    if (auto dtype = config->text("kv_cache_dtype");
+        dtype && *dtype != "auto" && !typed_has("kv_cache_dtype"))
       set("--kv-cache-dtype", *dtype);
     if (auto dtype = config->text("dtype"); dtype && !typed_has("dtype")) {
       std::string d = *dtype;
@@ -260,14 +262,15 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
         d = d.substr(6);
       set("--dtype", d);
     }
-    if (const Value* v = config->find("enable_prefix_caching"); v != nullptr && v->is_bool() &&
-                                                                 !typed_has("enable_prefix_caching"))
+    if (const Value* v = config->find("enable_prefix_caching");
+        v != nullptr && v->is_bool() && !typed_has("enable_prefix_caching"))
       set(v->as_bool() ? "--enable-prefix-caching" : "--no-enable-prefix-caching", "");
-    if (const Value* v = config->find("enforce_eager"); v != nullptr && v->is_bool() && v->as_bool() &&
-                                                         !typed_has("enforce_eager"))
+    if (const Value* v = config->find("enforce_eager");
+        v != nullptr && v->is_bool() && v->as_bool() && !typed_has("enforce_eager"))
       set("--enforce-eager", "");
   }
-  if (const Fact* f = primary_fact(facts, "max_model_len"); f != nullptr && f->integer("max_model_len"))
+  if (const Fact* f = primary_fact(facts, "max_model_len");
+      f != nullptr && f->integer("max_model_len"))
     set("--max-model-len", std::to_string(*f->integer("max_model_len")));
   for (const Fact& f : facts) {
     if (f.kind != "scheduler_default" || !f.integer("value"))
@@ -277,7 +280,8 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
       set("--" + std::string(setting == "max_num_seqs" ? "max-num-seqs" : "max-num-batched-tokens"),
           std::to_string(*f.integer("value")));
   }
-  if (const Fact* f = primary_fact(facts, "chunked_prefill"); f != nullptr && f->integer("max_num_batched_tokens"))
+  if (const Fact* f = primary_fact(facts, "chunked_prefill");
+      f != nullptr && f->integer("max_num_batched_tokens"))
     set("--max-num-batched-tokens", std::to_string(*f->integer("max_num_batched_tokens")));
   if (!typed_has("gpu_memory_utilization")) {
     for (const char* kind : {"memory_summary", "requested_memory", "memory_profile"}) {
@@ -314,8 +318,8 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
                                           {"memory_profile", "weights_gib"}});
   const auto activation = gib_figure(facts, {{"memory_summary", "activation_peak_gib"},
                                              {"memory_profile", "activation_peak_gib"}});
-  const auto non_torch = gib_figure(facts, {{"memory_summary", "non_torch_gib"},
-                                            {"memory_profile", "non_torch_gib"}});
+  const auto non_torch =
+      gib_figure(facts, {{"memory_summary", "non_torch_gib"}, {"memory_profile", "non_torch_gib"}});
   const auto graphs = gib_figure(facts, {{"cuda_graph_estimate", "cuda_graph_gib"}});
   const auto kv = gib_figure(facts, {{"kv_cache_memory", "available_gib"},
                                      {"memory_profile", "kv_cache_gib"},
@@ -361,18 +365,20 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
   if (profile && kv) {
     // The KV line, as vLLM prints it (round(x, 2)), predicted from the profile.
     if (const Fact* f = stating(facts, "kv_cache_memory", "available_gib"))
-      out.figures.push_back({"available_kv_cache_memory_gib", *f->find("available_gib"), f->line, f->raw, false});
+      out.figures.push_back(
+          {"available_kv_cache_memory_gib", *f->find("available_gib"), f->line, f->raw, false});
   }
   for (const Fact& f : facts) {
     if (f.kind == "scheduler_default" && f.text("setting") && f.integer("value") &&
         (*f.text("setting") == "max_num_seqs" || *f.text("setting") == "max_num_batched_tokens"))
       out.figures.push_back({*f.text("setting"), *f.find("value"), f.line, f.raw, true});
   }
-  const bool batched_default = std::any_of(out.figures.begin(), out.figures.end(), [](const LoggedFigure& x) {
-    return x.output == "max_num_batched_tokens";
-  });
+  const bool batched_default =
+      std::any_of(out.figures.begin(), out.figures.end(),
+                  [](const LoggedFigure& x) { return x.output == "max_num_batched_tokens"; });
   if (!batched_default)
-    figure(primary_fact(facts, "chunked_prefill"), "max_num_batched_tokens", "max_num_batched_tokens", true);
+    figure(primary_fact(facts, "chunked_prefill"), "max_num_batched_tokens",
+           "max_num_batched_tokens", true);
   if (const Fact* f = primary_fact(facts, "max_model_len"))
     figure(f, "max_model_len", "max_model_len", true);
   else
@@ -381,11 +387,13 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     if (const IntList* sizes = config->int_list("compilation_config.cudagraph_capture_sizes")) {
       IntList sorted = *sizes;
       std::sort(sorted.begin(), sorted.end());
-      out.figures.push_back({"cudagraph_capture_sizes", Value(sorted), config->line, config->raw, true});
+      out.figures.push_back(
+          {"cudagraph_capture_sizes", Value(sorted), config->line, config->raw, true});
     }
   }
   if (out.figures.empty())
-    out.missing.push_back("any capacity figure (GPU KV cache size, Maximum concurrency, # GPU blocks)");
+    out.missing.push_back(
+        "any capacity figure (GPU KV cache size, Maximum concurrency, # GPU blocks)");
   return out;
 }
 
@@ -400,7 +408,8 @@ std::vector<Finding> vllm_log_consistency(const std::vector<Fact>& facts) {
       limit_line = f.line;
     }
   }
-  if (const Fact* args = primary_fact(facts, "non_default_args"); args != nullptr && args->integer("max_num_seqs")) {
+  if (const Fact* args = primary_fact(facts, "non_default_args");
+      args != nullptr && args->integer("max_num_seqs")) {
     limit = args->integer("max_num_seqs");
     limit_line = args->line;
   }
@@ -409,11 +418,14 @@ std::vector<Finding> vllm_log_consistency(const std::vector<Fact>& facts) {
       if (f.kind != "decode_batch")
         continue;
       if (auto running = f.integer("running_req"); running && *running > *limit) {
-        out.push_back({Severity::kError, "log-runs-above-limit", {},
+        out.push_back({Severity::kError,
+                       "log-runs-above-limit",
+                       {},
                        fmt::format("line {}: the stats line shows {} running requests, above "
                                    "max_num_seqs={} (line {})",
                                    f.line, *running, *limit, limit_line),
-                       "V6", "vllm/v1/core/sched/scheduler.py::Scheduler.schedule"});
+                       "V6",
+                       "vllm/v1/core/sched/scheduler.py::Scheduler.schedule"});
         break;
       }
     }
@@ -422,19 +434,22 @@ std::vector<Finding> vllm_log_consistency(const std::vector<Fact>& facts) {
   // formula makes them agree to the printed rounding; the older one for dense models too.
   const Fact* size = primary_fact(facts, "kv_cache_size");
   const Fact* conc = primary_fact(facts, "max_concurrency");
-  if (size != nullptr && conc != nullptr && size->integer("tokens") && conc->number("concurrency") &&
-      conc->integer("tokens_per_request")) {
+  if (size != nullptr && conc != nullptr && size->integer("tokens") &&
+      conc->number("concurrency") && conc->integer("tokens_per_request")) {
     const double tokens = static_cast<double>(*size->integer("tokens"));
     const double len = static_cast<double>(*conc->integer("tokens_per_request"));
     const double x = *conc->number("concurrency");
     if (len > 0 && std::fabs(tokens / len - x) > 0.0051 && std::fabs(tokens / len - x) / x < 0.5) {
-      out.push_back({Severity::kInfo, "log-tokens-differ-from-concurrency", {},
+      out.push_back({Severity::kInfo,
+                     "log-tokens-differ-from-concurrency",
+                     {},
                      fmt::format("line {}: {} tokens / {} per request = {:.2f}x, the log's line {} "
                                  "says {:.2f}x: several KV cache groups (hybrid attention) or the "
                                  "pre-2026-04-28 formula (num_blocks // groups × block size)",
-                                 size->line, *size->integer("tokens"), *conc->integer("tokens_per_request"),
-                                 tokens / len, conc->line, x),
-                     "V5.2", "vllm/v1/core/kv_cache_utils.py::_report_kv_cache_config"});
+                                 size->line, *size->integer("tokens"),
+                                 *conc->integer("tokens_per_request"), tokens / len, conc->line, x),
+                     "V5.2",
+                     "vllm/v1/core/kv_cache_utils.py::_report_kv_cache_config"});
     }
   }
   // A typed max_model_len the resolved one contradicts without an auto-fit line.
@@ -442,12 +457,17 @@ std::vector<Finding> vllm_log_consistency(const std::vector<Fact>& facts) {
     const auto typed_len = args->integer("max_model_len");
     const Fact* used = primary_fact(facts, "max_model_len");
     if (typed_len && used != nullptr && used->integer("max_model_len") &&
-        *used->integer("max_model_len") != *typed_len && primary_fact(facts, "auto_fit") == nullptr) {
-      out.push_back({Severity::kWarning, "log-contradicts-command", {fmt::format("--max-model-len {}", *typed_len)},
-                     fmt::format("the non-default args (line {}) set max_model_len {} but line {} "
-                                 "uses {}: the log may come from another run",
-                                 args->line, *typed_len, used->line, *used->integer("max_model_len")),
-                     "V4.3", "vllm/config/model.py::ModelConfig.get_and_verify_max_len"});
+        *used->integer("max_model_len") != *typed_len &&
+        primary_fact(facts, "auto_fit") == nullptr) {
+      out.push_back(
+          {Severity::kWarning,
+           "log-contradicts-command",
+           {fmt::format("--max-model-len {}", *typed_len)},
+           fmt::format("the non-default args (line {}) set max_model_len {} but line {} "
+                       "uses {}: the log may come from another run",
+                       args->line, *typed_len, used->line, *used->integer("max_model_len")),
+           "V4.3",
+           "vllm/config/model.py::ModelConfig.get_and_verify_max_len"});
     }
   }
   return out;

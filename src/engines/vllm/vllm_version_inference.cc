@@ -52,7 +52,8 @@ void printed_version(const Fact& f, const std::string& version, Recorder& ev) {
   const std::vector<int> n = version_numbers(version);
   if (n.empty())
     return;
-  const std::string source = f.text("source").value_or(f.kind == "engine_config" ? "engine config" : "text");
+  const std::string source =
+      f.text("source").value_or(f.kind == "engine_config" ? "engine config" : "text");
   const std::string what = fmt::format("vllm {} ({})", version, source);
   const auto& table = vllm_releases();
   const VllmRelease* exact = nullptr;
@@ -137,8 +138,8 @@ VersionInference infer_vllm_version(const std::vector<Fact>& facts) {
     if (f.kind == "cuda_graph_profiling") {
       if (f.find("subtracted") != nullptr && f.find("subtracted")->is_bool() &&
           f.find("subtracted")->as_bool())
-        ev.seen(f, "'CUDA graph memory profiling is enabled (default since v0.21.0)'",
-                "2026-04-21", "", "the profiling became the default (#38284, 2026-04-21)");
+        ev.seen(f, "'CUDA graph memory profiling is enabled (default since v0.21.0)'", "2026-04-21",
+                "", "the profiling became the default (#38284, 2026-04-21)");
       else
         ev.seen(f, "'CUDA graph memory profiling will be enabled by default'", "2026-03-07",
                 "2026-04-20",
