@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -46,6 +47,8 @@ const std::map<std::string, std::string> kStandIns = {
     {"RedHatAI/Qwen2.5-7B-Instruct-fp8-dynamic", "Qwen/Qwen2.5-7B-Instruct"},
     {"RedHatAI/Qwen2.5-7B-Instruct-quantized.w8a8", "Qwen/Qwen2.5-7B-Instruct"},
     {"moonshotai/Kimi-Dev-72B", "Qwen/Qwen2.5-72B-Instruct"},
+    // Granite 3.3 8B keeps Granite 3.1 8B's decoder (40 layers of 8 KV heads × 128).
+    {"ibm-granite/granite-3.1-8b-instruct", "ibm-granite/granite-3.3-8b-instruct"},
 };
 
 // What the cases outside the sweep need on the command line (from each case's metadata).
@@ -182,6 +185,10 @@ void check_run(const json& run, Score& score) {
         EXPECT_GE(*c.predicted_low, c.logged.as_number()) << id << " " << c.field;
       }
     }
+    // check says so itself, as a note on the log.
+    EXPECT_TRUE(std::any_of(result->consistency.begin(), result->consistency.end(),
+                            [](const Finding& f) { return f.code == "log-memory-is-one-stage"; }))
+        << id;
     score.gaps.push_back(fmt::format(
         "{}: pipeline parallel {}: num_blocks is the minimum over stages, the log's memory "
         "figures are stage 0's (the prediction bounds the logged blocks from above)",

@@ -452,6 +452,27 @@ std::vector<Finding> vllm_log_consistency(const std::vector<Fact>& facts) {
                      "vllm/v1/core/kv_cache_utils.py::_report_kv_cache_config"});
     }
   }
+  // Pipeline parallel: every stage profiles its own memory and the blocks are the minimum over
+  // stages (V4.2), but a log's memory lines are the first stage's (the one a reader sees first
+  // and the calibration takes): a prediction from them bounds the blocks from above.
+  std::int64_t pp = 1;
+  for (const char* kind : {"engine_config", "non_default_args"}) {
+    if (const Fact* f = primary_fact(facts, kind);
+        f != nullptr && f->integer("pipeline_parallel_size"))
+      pp = std::max(pp, *f->integer("pipeline_parallel_size"));
+  }
+  if (pp > 1) {
+    out.push_back({Severity::kInfo,
+                   "log-memory-is-one-stage",
+                   {},
+                   fmt::format("pipeline parallel {}: the logged memory profile is one stage's, "
+                               "and num_gpu_blocks is the minimum over the {} stages (the last "
+                               "holds the sampler and has less): the figures predicted from it "
+                               "bound the logged ones from above",
+                               pp, pp),
+                   "V4.2",
+                   "vllm/v1/core/kv_cache_utils.py::get_kv_cache_configs"});
+  }
   // A typed max_model_len the resolved one contradicts without an auto-fit line.
   if (const Fact* args = primary_fact(facts, "non_default_args"); args != nullptr) {
     const auto typed_len = args->integer("max_model_len");
