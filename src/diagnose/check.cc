@@ -164,6 +164,7 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
       return fail("the launch command after --: " + typed.message());
     const bool no_dump = out.log.capacity_command.size() <= 3 && !out.log.typed_command_known;
     out.log.defaults_command = options.command;
+    out.command_given = true;
     if (no_dump)
       out.log.capacity_command = options.command;
     out.log.typed_command_known = true;

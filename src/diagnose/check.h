@@ -48,6 +48,7 @@ struct CheckResult {
   std::vector<Comparison> comparisons;
   std::vector<Finding> consistency;
   bool gpu_known = true;
+  bool command_given = false;  // the launch command came after --, not from the log
 
   std::size_t matched() const;
   std::size_t mismatched() const;

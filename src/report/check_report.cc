@@ -11,12 +11,19 @@
 namespace servescope {
 namespace {
 
-std::string shown(const Value& v) { return format_value(v, ""); }
+std::string shown(const Value& v) {
+  return format_value(v, "");
+}
 
 std::string predicted_text(const Comparison& c) {
   if (c.predicted_low && c.predicted_high && *c.predicted_high > *c.predicted_low) {
-    return fmt::format("{} … {}", shown(Value(static_cast<std::int64_t>(*c.predicted_low))),
-                       shown(Value(static_cast<std::int64_t>(*c.predicted_high))));
+    // Whole figures (tokens, blocks) print as integers; fractional ones (concurrency 20.54x)
+    // keep the logged value's kind so the bounds do not both round to 20.
+    const bool whole = c.logged.is_int() || (c.logged.is_none() && c.predicted.is_int());
+    if (whole)
+      return fmt::format("{} … {}", shown(Value(static_cast<std::int64_t>(*c.predicted_low))),
+                         shown(Value(static_cast<std::int64_t>(*c.predicted_high))));
+    return fmt::format("{:.2f} … {:.2f}", *c.predicted_low, *c.predicted_high);
   }
   return c.predicted.is_none() ? std::string("—") : shown(c.predicted);
 }
@@ -25,7 +32,8 @@ nlohmann::json calibration_json(Calibration cal) {
   nlohmann::json out = nlohmann::json::object();
   for (const std::string& name : calibration_field_names()) {
     const std::optional<double>* v = calibration_field(cal, name);
-    if (v != nullptr && v->has_value()) out[name + "_gib"] = **v;
+    if (v != nullptr && v->has_value())
+      out[name + "_gib"] = **v;
   }
   return out;
 }
@@ -39,15 +47,23 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
   Calibration cal = r.log.calibration;
   for (const std::string& name : calibration_field_names()) {
     const std::optional<double>* v = calibration_field(cal, name);
-    if (v == nullptr || !v->has_value()) continue;
+    if (v == nullptr || !v->has_value())
+      continue;
     auto line = r.log.calibration_lines.find(name);
     memory.push_back(fmt::format("{} {:.2f} GiB{}", name, **v,
-                                 line == r.log.calibration_lines.end() ? std::string() : fmt::format(" (line {})", line->second)));
+                                 line == r.log.calibration_lines.end()
+                                     ? std::string()
+                                     : fmt::format(" (line {})", line->second)));
   }
-  out += fmt::format("  rebuilt: {} on {}{}; {}; {}\n", r.scenario.model.source, r.scenario.hardware.gpu.key,
-                     r.gpu_known ? "" : " (stand-in)", memory.empty() ? std::string("no memory figures") : fmt::format("{}", fmt::join(memory, ", ")),
-                     r.log.typed_command_known ? "launch command from the log" : "settings from the log's argument dump");
-  for (const std::string& n : r.notes) out += "  note: " + n + "\n";
+  out += fmt::format("  rebuilt: {} on {}{}; {}; {}\n", r.scenario.model.source,
+                     r.scenario.hardware.gpu.key, r.gpu_known ? "" : " (stand-in)",
+                     memory.empty() ? std::string("no memory figures")
+                                    : fmt::format("{}", fmt::join(memory, ", ")),
+                     r.command_given             ? "launch command given after --"
+                     : r.log.typed_command_known ? "launch command from the log"
+                                                 : "settings from the log's argument dump");
+  for (const std::string& n : r.notes)
+    out += "  note: " + n + "\n";
   out += "\n";
   std::vector<std::vector<std::string>> rows = {{"", "FIGURE", "LOGGED", "PREDICTED", "LINE"}};
   for (const Comparison& c : r.comparisons) {
@@ -56,12 +72,14 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
   }
   out += render_columns(rows);
   for (const Comparison& c : r.comparisons) {
-    if (!c.checked) out += fmt::format("  · {}: not checked — {}\n", c.field, c.note);
+    if (!c.checked)
+      out += fmt::format("  · {}: not checked — {}\n", c.field, c.note);
   }
   for (const Comparison& c : r.comparisons) {
-    if (!c.checked || c.match) continue;
-    out += fmt::format("\n✗ {}: logged {} (line {}), predicted {}\n  log: {}\n", c.field, shown(c.logged), c.log_line,
-                       predicted_text(c), c.log_raw);
+    if (!c.checked || c.match)
+      continue;
+    out += fmt::format("\n✗ {}: logged {} (line {}), predicted {}\n  log: {}\n", c.field,
+                       shown(c.logged), c.log_line, predicted_text(c), c.log_raw);
     ExplainOptions eo;
     eo.max_depth = 2;
     const Plan& plan = c.from_defaults ? r.defaults_plan : r.plan;
@@ -69,9 +87,11 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
   }
   if (!r.consistency.empty()) {
     out += "\nThe log against itself\n";
-    for (const Finding& f : r.consistency) out += fmt::format("  {}  {}  {}\n", severity_name(f.severity), f.code, f.message);
+    for (const Finding& f : r.consistency)
+      out += fmt::format("  {}  {}  {}\n", severity_name(f.severity), f.code, f.message);
   }
-  out += fmt::format("\n{} matched, {} mismatched, {} not checked\n", r.matched(), r.mismatched(), r.unchecked());
+  out += fmt::format("\n{} matched, {} mismatched, {} not checked\n", r.matched(), r.mismatched(),
+                     r.unchecked());
   return out;
 }
 
@@ -81,8 +101,10 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
     nlohmann::json j = {{"field", c.field},
                         {"logged", value_to_json(c.logged)},
                         {"predicted", value_to_json(c.predicted)},
-                        {"predicted_low", c.predicted_low ? nlohmann::json(*c.predicted_low) : nlohmann::json(nullptr)},
-                        {"predicted_high", c.predicted_high ? nlohmann::json(*c.predicted_high) : nlohmann::json(nullptr)},
+                        {"predicted_low", c.predicted_low ? nlohmann::json(*c.predicted_low)
+                                                          : nlohmann::json(nullptr)},
+                        {"predicted_high", c.predicted_high ? nlohmann::json(*c.predicted_high)
+                                                            : nlohmann::json(nullptr)},
                         {"match", c.checked ? nlohmann::json(c.match) : nlohmann::json(nullptr)},
                         {"checked", c.checked},
                         {"note", c.note},
@@ -90,19 +112,34 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
     comparisons.push_back(std::move(j));
   }
   nlohmann::json consistency = nlohmann::json::array();
-  for (const Finding& f : r.consistency) consistency.push_back(finding_to_json(f));
+  for (const Finding& f : r.consistency)
+    consistency.push_back(finding_to_json(f));
   nlohmann::json evidence = nlohmann::json::array();
   for (const VersionEvidence& e : r.inferred.evidence) {
-    evidence.push_back({{"observation", e.observation}, {"line", e.line}, {"from", e.from_date}, {"until", e.until_date},
-                        {"rule", e.rule}, {"conflicting", e.conflicting}});
+    evidence.push_back({{"observation", e.observation},
+                        {"line", e.line},
+                        {"from", e.from_date},
+                        {"until", e.until_date},
+                        {"rule", e.rule},
+                        {"conflicting", e.conflicting}});
   }
   return {{"file", file},
-          {"engine", {{"name", std::string(r.engine->name())}, {"version", r.scenario.version.label}, {"basis", r.version_basis}}},
-          {"inferred_version", {{"from", r.inferred.from_date}, {"until", r.inferred.until_date}, {"range", r.inferred.range_text()},
-                                {"evidence", evidence}}},
-          {"scenario", {{"model", r.scenario.model.source}, {"gpu", r.scenario.hardware.gpu.key}, {"gpu_named", r.gpu_known},
-                        {"command", r.scenario.command.to_string()}, {"calibration", calibration_json(r.log.calibration)},
-                        {"typed_command_known", r.log.typed_command_known}}},
+          {"engine",
+           {{"name", std::string(r.engine->name())},
+            {"version", r.scenario.version.label},
+            {"basis", r.version_basis}}},
+          {"inferred_version",
+           {{"from", r.inferred.from_date},
+            {"until", r.inferred.until_date},
+            {"range", r.inferred.range_text()},
+            {"evidence", evidence}}},
+          {"scenario",
+           {{"model", r.scenario.model.source},
+            {"gpu", r.scenario.hardware.gpu.key},
+            {"gpu_named", r.gpu_known},
+            {"command", r.scenario.command.to_string()},
+            {"calibration", calibration_json(r.log.calibration)},
+            {"typed_command_known", r.log.typed_command_known}}},
           {"comparisons", comparisons},
           {"consistency", consistency},
           {"notes", r.notes},
