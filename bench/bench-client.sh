@@ -63,3 +63,28 @@ echo "servescope bench    ${bench_eps} events/s (${bench_done} streams completed
 echo "(both clients read the same twin, which on one core produces at most ~200k events/s: a ratio"
 echo " of events/s cannot exceed that cap over the slower client's rate; CPU per event is the"
 echo " client's own cost, but a slower client also gets more events per read)"
+
+echo "== client ceiling: streaming events/s at concurrency 1,000 from a server that outruns both clients"
+echo "   (bench/sse_firehose.cc on CPU 0 sends each whole stream at once; each client on CPU 1)"
+fh_out="$(mktemp)"
+taskset -c 0 "$build/servescope_sse_firehose" >"$fh_out" &
+fh_pid=$!
+trap 'kill "$pid" "$fh_pid" 2>/dev/null; wait "$pid" "$fh_pid" 2>/dev/null; rm -f "$out" "$json" "$fh_out"' EXIT
+fh_port=""
+for _ in $(seq 1 100); do
+  fh_port="$(awk '/listening on/ {print $3}' "$fh_out")"
+  [ -n "$fh_port" ] && break
+  sleep 0.05
+done
+fh_url="http://127.0.0.1:$fh_port"
+py_json="$(taskset -c 1 /usr/bin/python3 "$here/aiohttp_sse_client.py" "$fh_url/v1/completions" 1000 400)"
+py_eps="$(echo "$py_json" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["events_per_s"])')"
+py_cpu="$(echo "$py_json" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["client_cpu_s"])')"
+py_events="$(echo "$py_json" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')"
+bench_cpu="$(cpu_of taskset -c 1 "$bin" bench --url "$fh_url" --model m --concurrency 1000 --requests 1000 \
+  --input-len 64 --output-len 400 --no-server-view --quiet --timeout 600s --json "$json")"
+bench_eps="$(field "p['sse_events_per_s']")"
+bench_events="$(field "p['sse_events_per_s'] * p['duration_s']")"
+echo "aiohttp client      ${py_eps} events/s (client CPU ${py_cpu} s)"
+echo "servescope bench    ${bench_eps} events/s (client CPU ${bench_cpu} s, process total)"
+/usr/bin/python3 -c "print(f'ratio bench/aiohttp  {$bench_eps/$py_eps:.1f}x  (target >= 10x)'); print(f'client CPU/event     bench {$bench_cpu/$bench_events*1e6:.2f} us, aiohttp {$py_cpu/$py_events*1e6:.2f} us')"

@@ -32,7 +32,8 @@ class Scanner {
 
   bool run() {
     ws();
-    if (!value(0))
+    const Mask all = count_ >= 64 ? ~Mask{0} : (Mask{1} << count_) - 1;
+    if (!value(0, all))
       return false;
     ws();
     return p_ == end_;
@@ -44,44 +45,52 @@ class Scanner {
       ++p_;
   }
 
-  // Whether the current path (depth `d`) is a target; returns its slot or -1.
-  int target(int d) const {
-    if (d > JsonPath::kMaxDepth)
-      return -1;
-    for (int t = 0; t < count_; ++t) {
-      const JsonPath& path = paths_[t];
-      if (path.depth != d)
-        continue;
-      bool same = true;
-      for (int k = 0; k < d && same; ++k) {
-        const JsonStep& want = path.steps[k];
-        const Step& have = stack_[k];
-        same = want.key.empty() ? (have.is_index && have.index == want.index)
-                                : (!have.is_index && have.key == want.key);
-      }
-      if (same)
+  // The paths still alive at a value are a bit mask: those whose steps match every key and
+  // index above it. Each level tests only its own step, so a value costs a few bit operations,
+  // not a comparison of every path's whole prefix.
+  using Mask = std::uint64_t;
+
+  // The alive path that ends at depth `d` (the value is a target), or -1.
+  int target(int d, Mask alive) const {
+    for (Mask m = alive; m != 0; m &= m - 1) {
+      const int t = __builtin_ctzll(m);
+      if (paths_[t].depth == d)
         return t;
     }
     return -1;
   }
 
-  // Could a target lie below the current path (depth `d`)? Prunes most of a document.
-  bool interesting(int d) const {
-    for (int t = 0; t < count_; ++t) {
-      const JsonPath& path = paths_[t];
-      if (path.depth <= d)
-        continue;
-      bool same = true;
-      for (int k = 0; k < d && same; ++k) {
-        const JsonStep& want = path.steps[k];
-        const Step& have = stack_[k];
-        same = want.key.empty() ? (have.is_index && have.index == want.index)
-                                : (!have.is_index && have.key == want.key);
-      }
-      if (same)
-        return true;
+  // The alive paths that go below depth `d` (a target may lie inside this value).
+  Mask deeper(int d, Mask alive) const {
+    Mask out = 0;
+    for (Mask m = alive; m != 0; m &= m - 1) {
+      const int t = __builtin_ctzll(m);
+      if (paths_[t].depth > d)
+        out |= Mask{1} << t;
     }
-    return false;
+    return out;
+  }
+
+  // Of `alive` (paths going below depth `d`), those whose step `d` is this key / index.
+  Mask through_key(int d, Mask alive, std::string_view key) const {
+    Mask out = 0;
+    for (Mask m = alive; m != 0; m &= m - 1) {
+      const int t = __builtin_ctzll(m);
+      const JsonStep& want = paths_[t].steps[d];
+      if (!want.key.empty() && want.key == key)
+        out |= Mask{1} << t;
+    }
+    return out;
+  }
+  Mask through_index(int d, Mask alive, int index) const {
+    Mask out = 0;
+    for (Mask m = alive; m != 0; m &= m - 1) {
+      const int t = __builtin_ctzll(m);
+      const JsonStep& want = paths_[t].steps[d];
+      if (want.key.empty() && want.index == index)
+        out |= Mask{1} << t;
+    }
+    return out;
   }
 
   bool string(std::string_view* content) {
@@ -167,17 +176,17 @@ class Scanner {
     return true;
   }
 
-  bool value(int d) {
+  bool value(int d, Mask alive) {
     if (p_ >= end_ || d > kMaxNesting)
       return false;
-    const int slot = target(d);
+    const int slot = target(d, alive);
     JsonField* field = slot >= 0 ? &out_[slot] : nullptr;
     const char c = *p_;
     switch (c) {
       case '{': {
         if (field != nullptr)
           field->type = JsonType::kObject;
-        const bool look = interesting(d);
+        const Mask below = d < JsonPath::kMaxDepth ? deeper(d, alive) : 0;
         ++p_;
         ws();
         if (p_ < end_ && *p_ == '}') {
@@ -195,11 +204,8 @@ class Scanner {
             return false;
           ++p_;
           ws();
-          if (d < JsonPath::kMaxDepth) {
-            stack_[d].is_index = false;
-            stack_[d].key = key;
-          }
-          if (!(look ? value(d + 1) : skip(d + 1)))
+          const Mask child = below != 0 ? through_key(d, below, key) : 0;
+          if (!(child != 0 ? value(d + 1, child) : skip(d + 1)))
             return false;
           ws();
           if (p_ < end_ && *p_ == ',') {
@@ -217,7 +223,7 @@ class Scanner {
       case '[': {
         if (field != nullptr)
           field->type = JsonType::kArray;
-        const bool look = interesting(d);
+        const Mask below = d < JsonPath::kMaxDepth ? deeper(d, alive) : 0;
         ++p_;
         ws();
         if (p_ < end_ && *p_ == ']') {
@@ -225,11 +231,8 @@ class Scanner {
           return true;
         }
         for (int index = 0;; ++index) {
-          if (d < JsonPath::kMaxDepth) {
-            stack_[d].is_index = true;
-            stack_[d].index = index;
-          }
-          if (!(look ? value(d + 1) : skip(d + 1)))
+          const Mask child = below != 0 ? through_index(d, below, index) : 0;
+          if (!(child != 0 ? value(d + 1, child) : skip(d + 1)))
             return false;
           ws();
           if (p_ < end_ && *p_ == ',') {
@@ -326,18 +329,11 @@ class Scanner {
     return number();
   }
 
-  struct Step {
-    bool is_index = false;
-    int index = 0;
-    std::string_view key;
-  };
-
   const char* p_;
   const char* end_;
   const JsonPath* paths_;
   int count_;
   JsonField* out_;
-  Step stack_[JsonPath::kMaxDepth];
   std::string_view number_;
 };
 
@@ -346,6 +342,8 @@ class Scanner {
 bool scan_json(std::string_view doc, const JsonPath* paths, int count, JsonField* out) {
   for (int i = 0; i < count; ++i)
     out[i] = JsonField{};
+  if (count > 64)
+    return false;  // the scanner tracks paths in a 64-bit mask (callers ask for a handful)
   Scanner s(doc, paths, count, out);
   return s.run();
 }

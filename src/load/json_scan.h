@@ -37,8 +37,8 @@ struct JsonField {
   std::int64_t integer() const;
 };
 
-/// Scans `doc`; fills `out[i]` for `paths[i]` (at most 8). Returns false when `doc` is not one
-/// valid JSON value (the fields found before the fault may be set).
+/// Scans `doc`; fills `out[i]` for `paths[i]` (at most 64 paths; more: false). Returns false
+/// when `doc` is not one valid JSON value (the fields found before the fault may be set).
 bool scan_json(std::string_view doc, const JsonPath* paths, int count, JsonField* out);
 
 }  // namespace servescope
