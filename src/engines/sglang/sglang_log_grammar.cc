@@ -3,9 +3,9 @@
 #include <re2/re2.h>
 
 #include <array>
-#include <cstring>
 
 #include "core/text.h"
+#include "engines/log_text.h"
 #include "engines/python_repr.h"
 #include "engines/sglang/sglang_log_summary.h"
 #include "engines/sglang/sglang_version_inference.h"
@@ -14,38 +14,14 @@ namespace servescope::sglang {
 
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using log_text::after;
+using log_text::has;
+using log_text::has_icase;
+using log_text::is_digit;
+using log_text::starts_with;
+
 bool is_upper(char c) {
   return c >= 'A' && c <= 'Z';
-}
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && std::memcmp(s.data(), p.data(), p.size()) == 0;
-}
-bool has(std::string_view s, std::string_view needle) {
-  return s.find(needle) != std::string_view::npos;
-}
-bool has_icase(std::string_view s, std::string_view lower_needle) {
-  if (lower_needle.empty() || s.size() < lower_needle.size())
-    return false;
-  for (std::size_t i = 0; i + lower_needle.size() <= s.size(); ++i) {
-    std::size_t k = 0;
-    while (k < lower_needle.size()) {
-      char c = s[i + k];
-      if (c >= 'A' && c <= 'Z')
-        c = static_cast<char>(c - 'A' + 'a');
-      if (c != lower_needle[k])
-        break;
-      ++k;
-    }
-    if (k == lower_needle.size())
-      return true;
-  }
-  return false;
-}
-std::string_view after(std::string_view s, std::string_view prefix) {
-  return s.substr(std::min(prefix.size(), s.size()));
 }
 std::string_view skip_punct(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '.' || s.front() == ',' ||

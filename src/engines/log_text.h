@@ -1,0 +1,48 @@
+// Small inline text tests the engines' log grammars share; they run on every log line, so
+// they stay in the header where the compiler can inline them.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace servescope::log_text {
+
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+inline bool starts_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && std::memcmp(s.data(), p.data(), p.size()) == 0;
+}
+inline bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() &&
+         std::memcmp(s.data() + s.size() - p.size(), p.data(), p.size()) == 0;
+}
+inline bool has(std::string_view s, std::string_view needle) {
+  return s.find(needle) != std::string_view::npos;
+}
+/// Case-insensitive search for a needle given in lower case.
+inline bool has_icase(std::string_view s, std::string_view lower_needle) {
+  if (lower_needle.empty() || s.size() < lower_needle.size())
+    return false;
+  for (std::size_t i = 0; i + lower_needle.size() <= s.size(); ++i) {
+    std::size_t k = 0;
+    while (k < lower_needle.size()) {
+      char c = s[i + k];
+      if (c >= 'A' && c <= 'Z')
+        c = static_cast<char>(c - 'A' + 'a');
+      if (c != lower_needle[k])
+        break;
+      ++k;
+    }
+    if (k == lower_needle.size())
+      return true;
+  }
+  return false;
+}
+/// `s` without its first `prefix.size()` bytes (the caller has matched the prefix).
+inline std::string_view after(std::string_view s, std::string_view prefix) {
+  return s.substr(std::min(prefix.size(), s.size()));
+}
+
+}  // namespace servescope::log_text
