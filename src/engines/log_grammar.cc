@@ -64,4 +64,51 @@ std::string VersionInference::range_text() const {
   return from_date + " … " + until_date;
 }
 
+namespace {
+
+// Whether the evidence admits date `x` ("" stands for the beginning of time).
+bool admits(const VersionEvidence& e, const std::string& x) {
+  const bool after_from = e.from_date.empty() || (!x.empty() && e.from_date <= x);
+  const bool before_until = e.until_date.empty() || x.empty() || x <= e.until_date;
+  return after_from && before_until;
+}
+
+}  // namespace
+
+void VersionInference::resolve_range() {
+  // Candidates: every lower bound and the beginning of time.
+  std::vector<std::string> candidates = {""};
+  for (const VersionEvidence& e : evidence) {
+    if (!e.from_date.empty())
+      candidates.push_back(e.from_date);
+  }
+  int best = -1;
+  std::string best_x;
+  for (const std::string& x : candidates) {
+    int score = 0;
+    for (const VersionEvidence& e : evidence) {
+      if (admits(e, x))
+        score += e.weight;
+    }
+    // Ties go to the later date: newer logs are the common case for a tool in use.
+    if (score > best || (score == best && x > best_x)) {
+      best = score;
+      best_x = x;
+    }
+  }
+  for (VersionEvidence& e : evidence) {
+    if (e.from_date.empty() && e.until_date.empty())
+      continue;
+    if (!admits(e, best_x)) {
+      e.conflicting = true;
+      consistent = false;
+      continue;
+    }
+    if (!e.from_date.empty() && (from_date.empty() || e.from_date > from_date))
+      from_date = e.from_date;
+    if (!e.until_date.empty() && (until_date.empty() || e.until_date < until_date))
+      until_date = e.until_date;
+  }
+}
+
 }  // namespace servescope

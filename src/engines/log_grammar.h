@@ -98,6 +98,9 @@ struct VersionInference {
   bool known() const { return !from_date.empty() || !until_date.empty(); }
   /// "2025-03-04 … 2025-03-08", "≥ 2026-07-13", "unknown".
   std::string range_text() const;
+  /// Sets the range from `evidence`: the date covered by the heaviest set of evidence (ties
+  /// to the later date), intersected over that set; evidence outside it is marked conflicting.
+  void resolve_range();
 };
 
 /// What a log says about its server, for people and for `check`: engine-neutral, filled by

@@ -355,13 +355,6 @@ void printed_evidence(const std::vector<Fact>& facts, Evidence& ev, VersionInfer
   }
 }
 
-bool contains(const VersionEvidence& e, const std::string& x) {
-  // x == "" stands for the beginning of time.
-  const bool after_from = e.from_date.empty() || (!x.empty() && e.from_date <= x);
-  const bool before_until = e.until_date.empty() || x.empty() || x <= e.until_date;
-  return after_from && before_until;
-}
-
 }  // namespace
 
 VersionInference infer_sglang_version(const std::vector<Fact>& facts) {
@@ -378,40 +371,7 @@ VersionInference infer_sglang_version(const std::vector<Fact>& facts) {
   other_line_evidence(facts, ev);
   printed_evidence(facts, ev, out);
 
-  // The date covered by the heaviest set of evidence (candidates: every lower bound and the
-  // beginning of time); the range is the intersection of that set.
-  std::vector<std::string> candidates = {""};
-  for (const VersionEvidence& e : out.evidence) {
-    if (!e.from_date.empty())
-      candidates.push_back(e.from_date);
-  }
-  int best = -1;
-  std::string best_x;
-  for (const std::string& x : candidates) {
-    int score = 0;
-    for (const VersionEvidence& e : out.evidence) {
-      if (contains(e, x))
-        score += e.weight;
-    }
-    // Ties go to the later date: newer logs are the common case for a tool in use.
-    if (score > best || (score == best && x > best_x)) {
-      best = score;
-      best_x = x;
-    }
-  }
-  for (VersionEvidence& e : out.evidence) {
-    if (e.from_date.empty() && e.until_date.empty())
-      continue;
-    if (!contains(e, best_x)) {
-      e.conflicting = true;
-      out.consistent = false;
-      continue;
-    }
-    if (!e.from_date.empty() && (out.from_date.empty() || e.from_date > out.from_date))
-      out.from_date = e.from_date;
-    if (!e.until_date.empty() && (out.until_date.empty() || e.until_date < out.until_date))
-      out.until_date = e.until_date;
-  }
+  out.resolve_range();
   return out;
 }
 

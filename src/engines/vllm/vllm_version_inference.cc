@@ -87,12 +87,6 @@ void printed_version(const Fact& f, const std::string& version, Recorder& ev) {
           1);
 }
 
-bool contains(const VersionEvidence& e, const std::string& x) {
-  const bool after_from = e.from_date.empty() || (!x.empty() && e.from_date <= x);
-  const bool before_until = e.until_date.empty() || x.empty() || x <= e.until_date;
-  return after_from && before_until;
-}
-
 }  // namespace
 
 VersionInference infer_vllm_version(const std::vector<Fact>& facts) {
@@ -148,39 +142,7 @@ VersionInference infer_vllm_version(const std::vector<Fact>& facts) {
     }
   }
 
-  // The date covered by the heaviest set of evidence (candidates: every lower bound and the
-  // beginning of time); the range is the intersection of that set.
-  std::vector<std::string> candidates = {""};
-  for (const VersionEvidence& e : out.evidence) {
-    if (!e.from_date.empty())
-      candidates.push_back(e.from_date);
-  }
-  int best = -1;
-  std::string best_x;
-  for (const std::string& x : candidates) {
-    int score = 0;
-    for (const VersionEvidence& e : out.evidence) {
-      if (contains(e, x))
-        score += e.weight;
-    }
-    if (score > best || (score == best && x > best_x)) {
-      best = score;
-      best_x = x;
-    }
-  }
-  for (VersionEvidence& e : out.evidence) {
-    if (e.from_date.empty() && e.until_date.empty())
-      continue;
-    if (!contains(e, best_x)) {
-      e.conflicting = true;
-      out.consistent = false;
-      continue;
-    }
-    if (!e.from_date.empty() && (out.from_date.empty() || e.from_date > out.from_date))
-      out.from_date = e.from_date;
-    if (!e.until_date.empty() && (out.until_date.empty() || e.until_date < out.until_date))
-      out.until_date = e.until_date;
-  }
+  out.resolve_range();
   return out;
 }
 
