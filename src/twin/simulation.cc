@@ -151,7 +151,7 @@ class Run {
     const SchedulerView v = scheduler_.view();
     timeline_.push_back({now_, v.running, v.queued, v.token_usage()});
     if (timeline_.size() >= 2 * static_cast<std::size_t>(std::max(1, in_.timeline_points))) {
-      std::vector<TimelinePoint> half;
+      std::vector<SimulationSample> half;
       for (std::size_t i = 0; i < timeline_.size(); i += 2)
         half.push_back(timeline_[i]);
       timeline_.swap(half);
@@ -208,7 +208,7 @@ class Run {
   std::vector<double> ttft_, tpot_, e2e_, queue_;
   LogHistogram itl_;
   TimeAverage running_, queued_, kv_, in_system_;
-  std::vector<TimelinePoint> timeline_;
+  std::vector<SimulationSample> timeline_;
   std::int64_t stride_ = 1;
   std::int64_t steps_since_sample_ = 0;
   SimulationResult result_;

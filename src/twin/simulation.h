@@ -31,7 +31,7 @@ struct SimulationInput {
   int timeline_points = 100;
 };
 
-struct TimelinePoint {
+struct SimulationSample {
   double t = 0;  // seconds
   std::int64_t running = 0;
   std::int64_t queued = 0;
@@ -52,7 +52,7 @@ struct SimulationResult {
   double mean_in_system = 0;  // time average of requests arrived and not finished
   std::int64_t retractions = 0;
   std::int64_t prefill_steps = 0, decode_steps = 0;
-  std::vector<TimelinePoint> timeline;
+  std::vector<SimulationSample> timeline;
 };
 
 SimulationResult simulate(const SimulationInput& input);

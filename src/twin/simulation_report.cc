@@ -113,7 +113,7 @@ std::string render_simulation_text(const SimulationReport& r) {
     out += "\n  over time       t      running  queued  KV usage\n";
     const std::size_t shown = std::min<std::size_t>(10, tl.size());
     for (std::size_t i = 0; i < shown; ++i) {
-      const TimelinePoint& t = tl[shown == 1 ? 0 : i * (tl.size() - 1) / (shown - 1)];
+      const SimulationSample& t = tl[shown == 1 ? 0 : i * (tl.size() - 1) / (shown - 1)];
       out += fmt::format("                {:>7.1f}s {:>7}  {:>6}  {:>8.2f}\n", t.t, t.running,
                          t.queued, t.kv_usage);
     }
@@ -132,7 +132,7 @@ nlohmann::json simulation_json(const SimulationReport& r) {
   for (const SimulationPoint& p : r.points) {
     const SimulationResult& s = p.result;
     nlohmann::json timeline = nlohmann::json::array();
-    for (const TimelinePoint& t : s.timeline)
+    for (const SimulationSample& t : s.timeline)
       timeline.push_back(
           {{"t_s", t.t}, {"running", t.running}, {"queued", t.queued}, {"kv_usage", t.kv_usage}});
     nlohmann::json j = {
