@@ -14,9 +14,11 @@ namespace servescope::testing {
 namespace {
 
 const char kBaseline[] =
-    "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 --speculative-algorithm NEXTN";
+    "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 "
+    "--speculative-algorithm NEXTN";
 const char kBothFlags[] =
-    "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 --speculative-algorithm NEXTN "
+    "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 "
+    "--speculative-algorithm NEXTN "
     "--enable-fused-moe-sum-all-reduce --enable-flashinfer-allreduce-fusion";
 
 BuiltScenario scenario(const std::string& command, const std::string& engine) {
@@ -34,7 +36,8 @@ BuiltScenario scenario(const std::string& command, const std::string& engine) {
 
 const OutputChange* change_of(const DiffResult& d, const std::string& output) {
   for (const OutputChange& c : d.attribution.changes) {
-    if (c.output == output) return &c;
+    if (c.output == output)
+      return &c;
   }
   return nullptr;
 }
@@ -42,7 +45,8 @@ const OutputChange* change_of(const DiffResult& d, const std::string& output) {
 bool cleared(const DiffResult& d, const std::string& flag, std::string* reason = nullptr) {
   for (const Cleared& c : d.attribution.cleared) {
     if (d.inputs[c.change].subject == flag) {
-      if (reason != nullptr) *reason = c.reason;
+      if (reason != nullptr)
+        *reason = c.reason;
       return true;
     }
   }
@@ -62,11 +66,13 @@ TEST_P(FoundingCase, NeitherFlagMovesCapacityAndBothAreCleared) {
   EXPECT_TRUE(cleared(*d, "--enable-fused-moe-sum-all-reduce", &fused_reason));
   EXPECT_TRUE(cleared(*d, "--enable-flashinfer-allreduce-fusion", &fusion_reason));
   EXPECT_NE(fused_reason.find("runtime"), std::string::npos) << fused_reason;
-  EXPECT_NE(fusion_reason.find("after the KV and mamba pools are sized"), std::string::npos) << fusion_reason;
+  EXPECT_NE(fusion_reason.find("after the KV and mamba pools are sized"), std::string::npos)
+      << fusion_reason;
   EXPECT_EQ(output_text(d->a, "max_running_requests"), "48");
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, FoundingCase, ::testing::Values("sglang@2026-07-20", "sglang@2026-05-01"));
+INSTANTIATE_TEST_SUITE_P(Versions, FoundingCase,
+                         ::testing::Values("sglang@2026-07-20", "sglang@2026-05-01"));
 
 TEST(FoundingCaseDiff, AtHeadTheFusionFlagDecidesStartupOnSm120) {
   BuiltScenario a = scenario(kBaseline, "sglang@2026-07-20");
@@ -75,7 +81,8 @@ TEST(FoundingCaseDiff, AtHeadTheFusionFlagDecidesStartupOnSm120) {
   const OutputChange* starts = change_of(*d, "starts");
   ASSERT_NE(starts, nullptr);
   ASSERT_EQ(starts->attribution.size(), 1u);
-  EXPECT_EQ(d->inputs[starts->attribution[0].changes[0]].subject, "--enable-flashinfer-allreduce-fusion");
+  EXPECT_EQ(d->inputs[starts->attribution[0].changes[0]].subject,
+            "--enable-flashinfer-allreduce-fusion");
   std::string reason;
   ASSERT_TRUE(cleared(*d, "--enable-flashinfer-allreduce-fusion", &reason));
   EXPECT_NE(reason.find("decides whether the server starts"), std::string::npos) << reason;
@@ -113,7 +120,8 @@ TEST(FoundingCaseWhy, TwentySixComesThroughTheMambaCap) {
     EXPECT_TRUE(h.exact);
     mamba_path = mamba_path || std::find(h.path.begin(), h.path.end(), "R5.6") != h.path.end();
     for (const ScenarioChange& c : h.changes) {
-      memory = memory || c.kind == ScenarioChange::Kind::kFreeAfterLoad || c.kind == ScenarioChange::Kind::kFreeBeforeLoad;
+      memory = memory || c.kind == ScenarioChange::Kind::kFreeAfterLoad ||
+               c.kind == ScenarioChange::Kind::kFreeBeforeLoad;
       version = version || c.kind == ScenarioChange::Kind::kVersion;
     }
   }
@@ -131,11 +139,13 @@ TEST(WhyBadInput, UnknownOutputListsTheValidOnes) {
 
 TEST(WhyBadInput, AnUnreachableObservationShowsTheClosestNeverInvents) {
   BuiltScenario a = scenario(kBaseline, "");
-  auto why = explain_observation(*a.engine, a.scenario, Observation{"max_running_requests", 123456789, std::nullopt});
+  auto why = explain_observation(*a.engine, a.scenario,
+                                 Observation{"max_running_requests", 123456789, std::nullopt});
   ASSERT_TRUE(why);
   EXPECT_TRUE(why->hypotheses.empty());
   EXPECT_FALSE(why->closest.empty());
-  for (const Hypothesis& h : why->closest) EXPECT_FALSE(h.exact);
+  for (const Hypothesis& h : why->closest)
+    EXPECT_FALSE(h.exact);
 }
 
 }  // namespace

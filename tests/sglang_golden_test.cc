@@ -19,9 +19,11 @@ namespace {
 
 const std::map<std::string, std::string> kKnownGaps = {
     {"sglang-llms-in-clouds-qwq32b-4xL4",
-     "Qwen/QwQ-32B's config.json is not public in a verbatim copy we could find (data/models/SOURCES.md)"},
+     "Qwen/QwQ-32B's config.json is not public in a verbatim copy we could find "
+     "(data/models/SOURCES.md)"},
     {"sglang-lfm2-700m-bench-one-batch-16GB",
-     "LiquidAI/LFM2-700M's config.json is not public in a verbatim copy, and the bench_one_batch excerpt has no "
+     "LiquidAI/LFM2-700M's config.json is not public in a verbatim copy, and the bench_one_batch "
+     "excerpt has no "
      "server_args dump or parsable launch command"},
 };
 
@@ -37,21 +39,26 @@ std::vector<Case> qualifying_cases() {
   std::string line;
   while (std::getline(in, line)) {
     auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object() || j.value("engine", "") != "sglang") continue;
+    if (!j.is_object() || j.value("engine", "") != "sglang")
+      continue;
     const auto& o = j["outcomes"];
-    const bool memory = o.contains("avail_mem_before_load_gb") && !o["avail_mem_before_load_gb"].is_null() &&
-                        o.contains("avail_mem_after_load_gb") && !o["avail_mem_after_load_gb"].is_null();
-    const bool figure = (o.contains("max_total_num_tokens") && !o["max_total_num_tokens"].is_null()) ||
-                        (o.contains("kv_cache_tokens") && !o["kv_cache_tokens"].is_null()) ||
-                        (o.contains("max_running_requests") && !o["max_running_requests"].is_null());
-    if (memory && figure && j["raw_log"].is_string()) out.push_back({j["id"], j["raw_log"], o});
+    const bool memory =
+        o.contains("avail_mem_before_load_gb") && !o["avail_mem_before_load_gb"].is_null() &&
+        o.contains("avail_mem_after_load_gb") && !o["avail_mem_after_load_gb"].is_null();
+    const bool figure =
+        (o.contains("max_total_num_tokens") && !o["max_total_num_tokens"].is_null()) ||
+        (o.contains("kv_cache_tokens") && !o["kv_cache_tokens"].is_null()) ||
+        (o.contains("max_running_requests") && !o["max_running_requests"].is_null());
+    if (memory && figure && j["raw_log"].is_string())
+      out.push_back({j["id"], j["raw_log"], o});
   }
   return out;
 }
 
 TEST(SglangGolden, EveryQualifyingCaseMatchesOrIsAListedGap) {
   const std::vector<Case> cases = qualifying_cases();
-  ASSERT_GE(cases.size(), 4u) << "the corpus has at least four SGLang cases with logged free memory";
+  ASSERT_GE(cases.size(), 4u)
+      << "the corpus has at least four SGLang cases with logged free memory";
   std::size_t matched = 0;
   std::set<std::string> failing;
   for (const Case& c : cases) {
@@ -66,12 +73,14 @@ TEST(SglangGolden, EveryQualifyingCaseMatchesOrIsAListedGap) {
     bool ok = true;
     int capacity_figures = 0;
     for (const Comparison& cmp : result->comparisons) {
-      if (cmp.field != "max_total_num_tokens" && cmp.field != "max_running_requests") continue;
+      if (cmp.field != "max_total_num_tokens" && cmp.field != "max_running_requests")
+        continue;
       ++capacity_figures;
       ok = ok && cmp.checked && cmp.match;
       // The interval is no wider than the rounding allows: well under 0.5%.
       if (cmp.predicted_low && cmp.predicted_high && *cmp.predicted_low > 0) {
-        EXPECT_LT((*cmp.predicted_high - *cmp.predicted_low) / *cmp.predicted_low, 0.005) << c.id << " " << cmp.field;
+        EXPECT_LT((*cmp.predicted_high - *cmp.predicted_low) / *cmp.predicted_low, 0.005)
+            << c.id << " " << cmp.field;
       }
     }
     ok = ok && capacity_figures > 0;
@@ -83,7 +92,8 @@ TEST(SglangGolden, EveryQualifyingCaseMatchesOrIsAListedGap) {
       EXPECT_TRUE(kKnownGaps.count(c.id)) << c.id << " does not match and is not a listed gap";
     }
   }
-  for (const auto& [id, reason] : kKnownGaps) EXPECT_TRUE(failing.count(id)) << id << " is listed as a gap: " << reason;
+  for (const auto& [id, reason] : kKnownGaps)
+    EXPECT_TRUE(failing.count(id)) << id << " is listed as a gap: " << reason;
   RecordProperty("matched", static_cast<int>(matched));
   RecordProperty("checkable", static_cast<int>(cases.size() - kKnownGaps.size()));
   EXPECT_EQ(matched, cases.size() - kKnownGaps.size());
@@ -91,7 +101,8 @@ TEST(SglangGolden, EveryQualifyingCaseMatchesOrIsAListedGap) {
 
 TEST(SglangGolden, TheQuickstartLogMatchesWithTheGpuGivenToo) {
   // With the GPU named (an 80 GB card), the defaults of January 2025 are checked as well.
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
+                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto facts = read_log_text(text, "quickstart");
   ASSERT_TRUE(facts);

@@ -13,20 +13,25 @@
 namespace servescope {
 
 ExitStatus run_why(const CommandArgs& args) {
-  CLI::App app("Which plausible changes reproduce an observed value, and which experiments tell them apart.", "why");
+  CLI::App app(
+      "Which plausible changes reproduce an observed value, and which experiments tell them apart.",
+      "why");
   ScenarioOptions options;
   std::string observation, expected;
   std::size_t limit = 10;
   bool json = false;
-  app.add_option("OUTPUT=VALUE", observation, "The observed value, e.g. max_running_requests=26")->required();
+  app.add_option("OUTPUT=VALUE", observation, "The observed value, e.g. max_running_requests=26")
+      ->required();
   app.add_option("--expected", expected, "The value you expected (checked against the plan)");
   app.add_option("--limit", limit, "At most this many hypotheses (default 10)");
   add_scenario_options(app, options);
   app.add_flag("--json", json, "Print the hypotheses and experiments as JSON");
-  if (auto exit = parse_command_line(app, args)) return *exit;
+  if (auto exit = parse_command_line(app, args))
+    return *exit;
   const auto eq = observation.find('=');
   if (eq == std::string::npos || eq == 0) {
-    return usage_error(fmt::format("why {}: expected OUTPUT=VALUE, e.g. max_running_requests=26", observation));
+    return usage_error(
+        fmt::format("why {}: expected OUTPUT=VALUE, e.g. max_running_requests=26", observation));
   }
   Observation obs;
   obs.output = observation.substr(0, eq);
@@ -40,14 +45,17 @@ ExitStatus run_why(const CommandArgs& args) {
   }
   if (!expected.empty()) {
     auto e = parse_double(expected);
-    if (!e) return usage_error(fmt::format("why --expected {}: not a number", expected));
+    if (!e)
+      return usage_error(fmt::format("why --expected {}: not a number", expected));
     obs.expected = *e;
   }
   options.command = args.launch_command;
   auto built = build_scenario(options);
-  if (!built) return usage_error(built.message());
+  if (!built)
+    return usage_error(built.message());
   auto result = explain_observation(*built->engine, built->scenario, obs, limit);
-  if (!result) return usage_error(result.message());
+  if (!result)
+    return usage_error(result.message());
   if (json) {
     std::cout << why_to_json(*result).dump(2) << "\n";
   } else {

@@ -25,7 +25,8 @@ void on_row(int /*terminator*/, void* ctx) {
 
 Result<std::vector<std::vector<std::string>>> read_csv(std::string_view text) {
   csv_parser parser;
-  if (csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL) != 0) return fail("cannot initialise the CSV parser");
+  if (csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL) != 0)
+    return fail("cannot initialise the CSV parser");
   CsvRows rows;
   std::size_t parsed = csv_parse(&parser, text.data(), text.size(), on_field, on_row, &rows);
   if (parsed != text.size() || csv_fini(&parser, on_field, on_row, &rows) != 0) {

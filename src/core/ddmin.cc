@@ -6,19 +6,22 @@
 namespace servescope {
 namespace {
 
-std::vector<std::vector<std::size_t>> split_into(const std::vector<std::size_t>& set, std::size_t parts) {
+std::vector<std::vector<std::size_t>> split_into(const std::vector<std::size_t>& set,
+                                                 std::size_t parts) {
   std::vector<std::vector<std::size_t>> out;
   const std::size_t n = set.size();
   std::size_t start = 0;
   for (std::size_t i = 0; i < parts; ++i) {
     const std::size_t end = start + (n - start) / (parts - i);
-    out.emplace_back(set.begin() + static_cast<std::ptrdiff_t>(start), set.begin() + static_cast<std::ptrdiff_t>(end));
+    out.emplace_back(set.begin() + static_cast<std::ptrdiff_t>(start),
+                     set.begin() + static_cast<std::ptrdiff_t>(end));
     start = end;
   }
   return out;
 }
 
-std::vector<std::size_t> minus(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+std::vector<std::size_t> minus(const std::vector<std::size_t>& a,
+                               const std::vector<std::size_t>& b) {
   std::vector<std::size_t> out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
   return out;
@@ -26,20 +29,24 @@ std::vector<std::size_t> minus(const std::vector<std::size_t>& a, const std::vec
 
 }  // namespace
 
-DdminResult ddmin(std::size_t n, const std::function<DdminOutcome(const std::vector<std::size_t>&)>& test) {
+DdminResult ddmin(std::size_t n,
+                  const std::function<DdminOutcome(const std::vector<std::size_t>&)>& test) {
   DdminResult result;
   std::map<std::vector<std::size_t>, DdminOutcome> cache;
   auto run = [&](const std::vector<std::size_t>& subset) {
     auto it = cache.find(subset);
-    if (it != cache.end()) return it->second;
+    if (it != cache.end())
+      return it->second;
     ++result.tests;
     DdminOutcome o = test(subset);
     cache.emplace(subset, o);
     return o;
   };
   std::vector<std::size_t> current(n);
-  for (std::size_t i = 0; i < n; ++i) current[i] = i;
-  if (n == 0 || run(current) != DdminOutcome::kFail) return result;
+  for (std::size_t i = 0; i < n; ++i)
+    current[i] = i;
+  if (n == 0 || run(current) != DdminOutcome::kFail)
+    return result;
   result.reproduced = true;
   std::size_t granularity = 2;
   while (current.size() >= 2) {
@@ -66,7 +73,8 @@ DdminResult ddmin(std::size_t n, const std::function<DdminOutcome(const std::vec
       }
     }
     if (!reduced) {
-      if (granularity >= current.size()) break;
+      if (granularity >= current.size())
+        break;
       granularity = std::min(current.size(), granularity * 2);
     }
   }

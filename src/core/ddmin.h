@@ -24,6 +24,7 @@ struct DdminResult {
 /// `test(subset)` says whether applying exactly those changes (indices into 0..n-1) to the
 /// baseline reproduces the observation. Assumes the empty set passes and tests the full set
 /// first. Results are cached by subset, so repeated subsets cost nothing.
-DdminResult ddmin(std::size_t n, const std::function<DdminOutcome(const std::vector<std::size_t>&)>& test);
+DdminResult ddmin(std::size_t n,
+                  const std::function<DdminOutcome(const std::vector<std::size_t>&)>& test);
 
 }  // namespace servescope

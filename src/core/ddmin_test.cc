@@ -8,7 +8,8 @@
 namespace servescope {
 namespace {
 
-bool contains_all(const std::vector<std::size_t>& subset, std::initializer_list<std::size_t> needed) {
+bool contains_all(const std::vector<std::size_t>& subset,
+                  std::initializer_list<std::size_t> needed) {
   return std::all_of(needed.begin(), needed.end(), [&](std::size_t x) {
     return std::find(subset.begin(), subset.end(), x) != subset.end();
   });
@@ -34,7 +35,8 @@ TEST(Ddmin, UnresolvedSubsetsAreNeitherKeptNorBlamed) {
   // Subsets containing 3 without 5 cannot be tested (e.g. the server fails to start).
   auto r = ddmin(8, [](const std::vector<std::size_t>& s) {
     const bool has3 = contains_all(s, {3}), has5 = contains_all(s, {5});
-    if (has3 && !has5) return DdminOutcome::kUnresolved;
+    if (has3 && !has5)
+      return DdminOutcome::kUnresolved;
     return has5 ? DdminOutcome::kFail : DdminOutcome::kPass;
   });
   EXPECT_EQ(r.culprits, (std::vector<std::size_t>{5}));

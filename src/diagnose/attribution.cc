@@ -11,16 +11,21 @@ namespace servescope {
 namespace {
 
 // Rule ids of the nodes in the output's derivation whose values differ between two plans.
-void derivation_path(const Plan& before, const Plan& after, const std::string& output, Attribution& a) {
-  if (output == "starts") return;
+void derivation_path(const Plan& before, const Plan& after, const std::string& output,
+                     Attribution& a) {
+  if (output == "starts")
+    return;
   const std::vector<std::string> closure = after.graph.closure_of(output);
   for (auto it = closure.rbegin(); it != closure.rend(); ++it) {
     const Node* n_after = after.graph.find(*it);
     const Node* n_before = before.graph.find(*it);
-    if (n_after == nullptr || n_after->inputs.empty()) continue;
-    if (n_before != nullptr && n_before->value == n_after->value) continue;
+    if (n_after == nullptr || n_after->inputs.empty())
+      continue;
+    if (n_before != nullptr && n_before->value == n_after->value)
+      continue;
     a.nodes.push_back(*it);
-    if (!n_after->rule.empty() && std::find(a.path.begin(), a.path.end(), n_after->rule) == a.path.end()) {
+    if (!n_after->rule.empty() &&
+        std::find(a.path.begin(), a.path.end(), n_after->rule) == a.path.end()) {
       a.path.push_back(n_after->rule);
     }
   }
@@ -28,13 +33,16 @@ void derivation_path(const Plan& before, const Plan& after, const std::string& o
 
 bool is_subset_of_any(const std::vector<std::size_t>& s, const std::vector<Attribution>& found) {
   for (const Attribution& f : found) {
-    if (std::includes(s.begin(), s.end(), f.changes.begin(), f.changes.end())) return true;
+    if (std::includes(s.begin(), s.end(), f.changes.begin(), f.changes.end()))
+      return true;
   }
   return false;
 }
 
-std::string cleared_reason(const ScenarioChange& c, const Engine& engine, const Plan& a, const Plan& b) {
-  if (c.kind != ScenarioChange::Kind::kFlag) return "moves no output in this scenario";
+std::string cleared_reason(const ScenarioChange& c, const Engine& engine, const Plan& a,
+                           const Plan& b) {
+  if (c.kind != ScenarioChange::Kind::kFlag)
+    return "moves no output in this scenario";
   const FlagEffect effect = engine.flag_effect(c.subject);
   const Plan& with = c.flag ? b : a;
   const Node* leaf = effect.leaf_id.empty() ? nullptr : with.graph.find(effect.leaf_id);
@@ -44,21 +52,25 @@ std::string cleared_reason(const ScenarioChange& c, const Engine& engine, const 
   } else {
     std::set<std::string> readers;
     for (const Node& n : with.graph.nodes()) {
-      if (std::find(n.inputs.begin(), n.inputs.end(), effect.leaf_id) != n.inputs.end() && !n.rule.empty()) {
+      if (std::find(n.inputs.begin(), n.inputs.end(), effect.leaf_id) != n.inputs.end() &&
+          !n.rule.empty()) {
         readers.insert(n.rule);
       }
     }
     std::string rules;
-    for (const std::string& r : readers) rules += (rules.empty() ? "" : ", ") + r;
+    for (const std::string& r : readers)
+      rules += (rules.empty() ? "" : ", ") + r;
     reason = fmt::format("read by {} but moves no output here", rules.empty() ? "a rule" : rules);
   }
-  if (!effect.runtime_effect.empty()) reason += ": " + effect.runtime_effect;
+  if (!effect.runtime_effect.empty())
+    reason += ": " + effect.runtime_effect;
   return reason;
 }
 
 }  // namespace
 
-AttributionResult attribute(Counterfactuals& cf, const Engine& engine, const std::vector<std::string>& outputs_in) {
+AttributionResult attribute(Counterfactuals& cf, const Engine& engine,
+                            const std::vector<std::string>& outputs_in) {
   AttributionResult result;
   std::vector<std::string> outputs = outputs_in;
   outputs.push_back("starts");
@@ -79,7 +91,9 @@ AttributionResult attribute(Counterfactuals& cf, const Engine& engine, const std
     // all can be cleared.
     std::vector<std::size_t> movers, needed;
     const bool is_capacity = std::find(capacity.begin(), capacity.end(), out) != capacity.end();
-    std::vector<bool>& moved = out == "starts" ? moves_startup : is_capacity ? moves_capacity : moves_setting;
+    std::vector<bool>& moved = out == "starts" ? moves_startup
+                               : is_capacity   ? moves_capacity
+                                               : moves_setting;
     for (std::size_t i = 0; i < n; ++i) {
       if (!(output_value(cf.plan({i}), out) == va)) {
         movers.push_back(i);
@@ -87,14 +101,16 @@ AttributionResult attribute(Counterfactuals& cf, const Engine& engine, const std
       }
       std::vector<std::size_t> rest;
       for (std::size_t j = 0; j < n; ++j) {
-        if (j != i) rest.push_back(j);
+        if (j != i)
+          rest.push_back(j);
       }
       if (!(output_value(cf.plan(rest), out) == vb)) {
         needed.push_back(i);
         moved[i] = true;
       }
     }
-    if (va == vb) continue;
+    if (va == vb)
+      continue;
     OutputChange oc;
     oc.output = out;
     oc.a = va;
@@ -129,11 +145,13 @@ AttributionResult attribute(Counterfactuals& cf, const Engine& engine, const std
     result.changes.push_back(std::move(oc));
   }
   for (std::size_t i = 0; i < n; ++i) {
-    if (moves_capacity[i]) continue;
+    if (moves_capacity[i])
+      continue;
     std::string reason = cleared_reason(cf.changes()[i], engine, plan_a, plan_b);
     if (moves_startup[i]) {
       const Plan& failing = cf.plan({i}).starts ? plan_b : cf.plan({i});
-      reason += fmt::format("; but it decides whether the server starts here ({})", failing.startup_error);
+      reason += fmt::format("; but it decides whether the server starts here ({})",
+                            failing.startup_error);
     }
     result.cleared.push_back({i, std::move(reason)});
   }

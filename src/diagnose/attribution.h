@@ -23,9 +23,9 @@ struct OutputChange {
   Value a, b;
   std::string a_text, b_text;
   std::vector<Attribution> attribution;
-  std::vector<std::size_t> movers;    // changes that move the output when applied alone
-  std::vector<std::size_t> needed;    // changes whose removal from B moves the output back
-  bool explained = false;             // the culprits reproduce B's value exactly
+  std::vector<std::size_t> movers;  // changes that move the output when applied alone
+  std::vector<std::size_t> needed;  // changes whose removal from B moves the output back
+  bool explained = false;           // the culprits reproduce B's value exactly
 };
 
 struct Cleared {
@@ -40,6 +40,7 @@ struct AttributionResult {
 };
 
 /// Attributes every differing output among `outputs` (plus "starts").
-AttributionResult attribute(Counterfactuals& cf, const Engine& engine, const std::vector<std::string>& outputs);
+AttributionResult attribute(Counterfactuals& cf, const Engine& engine,
+                            const std::vector<std::string>& outputs);
 
 }  // namespace servescope

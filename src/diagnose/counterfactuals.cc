@@ -5,23 +5,27 @@
 namespace servescope {
 
 Value output_value(const Plan& plan, const std::string& output) {
-  if (output == "starts") return plan.starts;
+  if (output == "starts")
+    return plan.starts;
   const Node* n = plan.graph.find(output);
   return n == nullptr ? Value() : n->value;
 }
 
 std::string output_text(const Plan& plan, const std::string& output) {
-  if (output == "starts") return plan.starts ? "starts" : "fails";
+  if (output == "starts")
+    return plan.starts ? "starts" : "fails";
   Value v = output_value(plan, output);
   return v.is_none() ? "n/a" : v.to_display();
 }
 
-Counterfactuals::Counterfactuals(const Engine& engine, Scenario base, std::vector<ScenarioChange> changes)
+Counterfactuals::Counterfactuals(const Engine& engine, Scenario base,
+                                 std::vector<ScenarioChange> changes)
     : engine_(engine), base_(std::move(base)), changes_(std::move(changes)) {}
 
 std::vector<std::size_t> Counterfactuals::all_indices() const {
   std::vector<std::size_t> all(changes_.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
   return all;
 }
 
@@ -29,9 +33,11 @@ const Plan& Counterfactuals::plan(const std::vector<std::size_t>& subset_in) {
   std::vector<std::size_t> subset = subset_in;
   std::sort(subset.begin(), subset.end());
   auto it = cache_.find(subset);
-  if (it != cache_.end()) return *it->second;
+  if (it != cache_.end())
+    return *it->second;
   std::vector<const ScenarioChange*> picked;
-  for (std::size_t i : subset) picked.push_back(&changes_[i]);
+  for (std::size_t i : subset)
+    picked.push_back(&changes_[i]);
   const Scenario s = apply_changes(base_, picked);
   auto result = engine_.plan(s);
   auto plan = std::make_unique<Plan>();

@@ -24,12 +24,12 @@ struct CrossEngineDiff {
   Plan a, b;
   std::string engine_a, engine_b;
   std::vector<CrossTermStep> steps;
-  double budget_gib_a = 0, budget_gib_b = 0;    // fraction × base − the subtractions
-  double modelled_a = 0, modelled_b = 0;        // budget · 2^30 / bytes per token
-  double tokens_a = 0, tokens_b = 0;            // the engines' own figures
-  double residual_a = 0, residual_b = 0;        // tokens − modelled: page rounding, caps, headroom
+  double budget_gib_a = 0, budget_gib_b = 0;  // fraction × base − the subtractions
+  double modelled_a = 0, modelled_b = 0;      // budget · 2^30 / bytes per token
+  double tokens_a = 0, tokens_b = 0;          // the engines' own figures
+  double residual_a = 0, residual_b = 0;      // tokens − modelled: page rounding, caps, headroom
   double request_limit_a = 0, request_limit_b = 0;  // 0: no such output
-  std::vector<std::string> notes;               // model or GPU differ, estimates
+  std::vector<std::string> notes;                   // model or GPU differ, estimates
 };
 
 /// The term-by-term comparison; fails when either plan has no KV account (the engine would

@@ -9,7 +9,8 @@ Result<DiffResult> diff_scenarios(const Engine& engine, const Scenario& a, const
   out.a = cf.baseline();
   out.b = cf.all();
   std::vector<std::string> outputs = engine.output_names();
-  for (const std::string& s : engine.setting_names()) outputs.push_back(s);
+  for (const std::string& s : engine.setting_names())
+    outputs.push_back(s);
   out.attribution = attribute(cf, engine, outputs);
   return out;
 }

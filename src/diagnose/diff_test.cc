@@ -10,10 +10,11 @@
 namespace servescope::testing {
 namespace {
 
-const char kQwen35[] = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4";
+const char kQwen35[] =
+    "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4";
 
-BuiltScenario build(const std::string& command, const std::string& engine = "", const std::string& gpu = "rtx-pro-6000",
-                    bool calibrated = true) {
+BuiltScenario build(const std::string& command, const std::string& engine = "",
+                    const std::string& gpu = "rtx-pro-6000", bool calibrated = true) {
   ScenarioOptions o;
   o.engine = engine;
   o.gpu = gpu;
@@ -35,14 +36,16 @@ DiffResult diff(const BuiltScenario& a, const BuiltScenario& b) {
 
 const OutputChange* change_of(const DiffResult& d, const std::string& output) {
   for (const OutputChange& c : d.attribution.changes) {
-    if (c.output == output) return &c;
+    if (c.output == output)
+      return &c;
   }
   return nullptr;
 }
 
 std::vector<std::string> culprits(const DiffResult& d, const Attribution& a) {
   std::vector<std::string> out;
-  for (std::size_t i : a.changes) out.push_back(d.inputs[i].subject);
+  for (std::size_t i : a.changes)
+    out.push_back(d.inputs[i].subject);
   return out;
 }
 
@@ -50,7 +53,8 @@ TEST(Diff, OneCulpritAmongSixteenChangedFlags) {
   const std::string noise =
       " --trust-remote-code --enable-metrics --log-level debug --host 0.0.0.0 --port 31000"
       " --enable-fused-moe-sum-all-reduce --api-key k --served-model-name qwen --random-seed 7"
-      " --tool-call-parser qwen --reasoning-parser qwen3 --watchdog-timeout 600 --download-dir /tmp/x"
+      " --tool-call-parser qwen --reasoning-parser qwen3 --watchdog-timeout 600 --download-dir "
+      "/tmp/x"
       " --enable-cache-report --skip-server-warmup";
   BuiltScenario a = build(kQwen35);
   BuiltScenario b = build(std::string(kQwen35) + noise + " --mamba-ssm-dtype bfloat16");
@@ -63,7 +67,8 @@ TEST(Diff, OneCulpritAmongSixteenChangedFlags) {
   ASSERT_EQ(m->attribution.size(), 1u);
   EXPECT_EQ(m->attribution[0].kind, "single");
   EXPECT_EQ(culprits(d, m->attribution[0]), (std::vector<std::string>{"--mamba-ssm-dtype"}));
-  EXPECT_NE(std::find(m->attribution[0].path.begin(), m->attribution[0].path.end(), "R6.5"), m->attribution[0].path.end());
+  EXPECT_NE(std::find(m->attribution[0].path.begin(), m->attribution[0].path.end(), "R6.5"),
+            m->attribution[0].path.end());
   EXPECT_EQ(d.attribution.cleared.size(), 15u);
 }
 
@@ -71,7 +76,8 @@ TEST(Diff, TwoFlagInteractionIsNamed) {
   // --disable-radix-cache with --max-running-requests sizes the mamba pool from the request
   // limit (R6.7); either flag alone leaves max_mamba_cache_size at 586.
   BuiltScenario a = build(kQwen35);
-  BuiltScenario b = build(std::string(kQwen35) + " --disable-radix-cache --max-running-requests 64");
+  BuiltScenario b =
+      build(std::string(kQwen35) + " --disable-radix-cache --max-running-requests 64");
   DiffResult d = diff(a, b);
   const OutputChange* k = change_of(d, "max_mamba_cache_size");
   ASSERT_NE(k, nullptr);
@@ -101,7 +107,8 @@ TEST(Diff, VersionOnlyDiffBlamesTheVersion) {
 }
 
 TEST(Diff, GpuOnlyDiffChangesBackendsAndTheFusion) {
-  DiffResult d = diff(build(kQwen35, "", "h100-sxm", false), build(kQwen35, "", "rtx-pro-6000", false));
+  DiffResult d =
+      diff(build(kQwen35, "", "h100-sxm", false), build(kQwen35, "", "rtx-pro-6000", false));
   ASSERT_EQ(d.inputs.size(), 1u);
   EXPECT_EQ(d.inputs[0].kind, ScenarioChange::Kind::kGpu);
   const OutputChange* attn = change_of(d, "attention_backend.resolved");

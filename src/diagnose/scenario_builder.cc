@@ -4,8 +4,8 @@
 #include <fmt/ranges.h>
 
 #include "catalog/model_catalog.h"
-#include "evidence/log_reader.h"
 #include "core/text.h"
+#include "evidence/log_reader.h"
 
 namespace servescope {
 
@@ -61,15 +61,20 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
     LogReadOptions read;
     read.engine = out.engine;
     auto facts = read_log_file(o.calibrate_from, read);
-    if (!facts) return fail("--calibrate-from " + facts.message());
+    if (!facts)
+      return fail("--calibrate-from " + facts.message());
     auto ls = out.engine->scenario_from_log(facts->all());
-    if (!ls) return fail(fmt::format("--calibrate-from {}: {}", o.calibrate_from, ls.message()));
+    if (!ls)
+      return fail(fmt::format("--calibrate-from {}: {}", o.calibrate_from, ls.message()));
     if (!ls->calibration_complete) {
-      return fail(fmt::format("--calibrate-from {}: the log lacks {}", o.calibrate_from, fmt::join(ls->missing, "; ")));
+      return fail(fmt::format("--calibrate-from {}: the log lacks {}", o.calibrate_from,
+                              fmt::join(ls->missing, "; ")));
     }
     from_log = std::move(*ls);
   }
-  const std::string gpu_name = !o.gpu.empty() ? o.gpu : from_log ? from_log->gpu_name : std::string();
+  const std::string gpu_name = !o.gpu.empty() ? o.gpu
+                               : from_log     ? from_log->gpu_name
+                                              : std::string();
   if (gpu_name.empty()) {
     return fail(
         "--gpu: required; give a catalog key (h100-sxm, h200, rtx-pro-6000, ...) or the name "
@@ -136,7 +141,8 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
     for (const std::string& name : calibration_field_names()) {
       std::optional<double>* mine = calibration_field(s.calibration, name);
       std::optional<double>* logged = calibration_field(from_log->calibration, name);
-      if (mine != nullptr && logged != nullptr && !mine->has_value()) *mine = *logged;
+      if (mine != nullptr && logged != nullptr && !mine->has_value())
+        *mine = *logged;
     }
     s.calibration.source = "--calibrate-from " + o.calibrate_from;
   }

@@ -20,13 +20,19 @@ namespace {
 // toggled. These weights only order hypotheses that reproduce the observation equally well.
 double prior(const ScenarioChange& c) {
   switch (c.kind) {
-    case ScenarioChange::Kind::kVersion: return 0.8;
+    case ScenarioChange::Kind::kVersion:
+      return 0.8;
     case ScenarioChange::Kind::kFreeAfterLoad:
-    case ScenarioChange::Kind::kFreeBeforeLoad: return 0.7;
-    case ScenarioChange::Kind::kGpu: return 0.3;
-    case ScenarioChange::Kind::kModel: return 0.2;
-    case ScenarioChange::Kind::kEnvironment: return 0.4;
-    case ScenarioChange::Kind::kFlag: return c.solved ? 0.3 : 0.5;  // a solved value is less likely typed
+    case ScenarioChange::Kind::kFreeBeforeLoad:
+      return 0.7;
+    case ScenarioChange::Kind::kGpu:
+      return 0.3;
+    case ScenarioChange::Kind::kModel:
+      return 0.2;
+    case ScenarioChange::Kind::kEnvironment:
+      return 0.4;
+    case ScenarioChange::Kind::kFlag:
+      return c.solved ? 0.3 : 0.5;  // a solved value is less likely typed
   }
   return 0.5;
 }
@@ -40,16 +46,20 @@ class Searcher {
   // is not computed).
   double eval(const std::vector<const ScenarioChange*>& changes) {
     std::string key;
-    for (const ScenarioChange* c : changes) key += c->label + "\x1f" + std::to_string(c->gib.value_or(-1)) + "\x1e";
+    for (const ScenarioChange* c : changes)
+      key += c->label + "\x1f" + std::to_string(c->gib.value_or(-1)) + "\x1e";
     auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    if (it != cache_.end())
+      return it->second;
     ++evaluations_;
     auto plan = engine_.plan(apply_changes(base_, changes));
     double v = std::nan("");
     if (plan) {
       const Value value = output_value(*plan, obs_.output);
-      if (value.is_bool()) v = value.as_bool() ? 1 : 0;
-      if (value.is_number()) v = value.as_number();
+      if (value.is_bool())
+        v = value.as_bool() ? 1 : 0;
+      if (value.is_number())
+        v = value.as_number();
     }
     cache_.emplace(std::move(key), v);
     return v;
@@ -59,15 +69,20 @@ class Searcher {
     auto before = engine_.plan(base_);
     auto after = engine_.plan(apply_changes(base_, changes));
     std::vector<std::string> path;
-    if (!before || !after) return path;
+    if (!before || !after)
+      return path;
     // Nodes are added after their inputs, so graph order runs from causes to the output.
     const std::vector<std::string> closure = after->graph.closure_of(obs_.output);
     for (const Node& a : after->graph.nodes()) {
-      if (a.inputs.empty() || a.rule.empty()) continue;
-      if (std::find(closure.begin(), closure.end(), a.id) == closure.end()) continue;
+      if (a.inputs.empty() || a.rule.empty())
+        continue;
+      if (std::find(closure.begin(), closure.end(), a.id) == closure.end())
+        continue;
       const Node* b = before->graph.find(a.id);
-      if (b != nullptr && b->value == a.value) continue;
-      if (std::find(path.begin(), path.end(), a.rule) == path.end()) path.push_back(a.rule);
+      if (b != nullptr && b->value == a.value)
+        continue;
+      if (std::find(path.begin(), path.end(), a.rule) == path.end())
+        path.push_back(a.rule);
     }
     return path;
   }
@@ -75,8 +90,9 @@ class Searcher {
   // Finds values of a numeric input (on top of `prefix`) that reproduce the observation, by
   // bisection on the monotone output; returns the change and the range of values that do.
   std::optional<std::pair<ScenarioChange, std::string>> solve(
-      const std::vector<const ScenarioChange*>& prefix, const std::function<ScenarioChange(double)>& make, double lo,
-      double hi, bool integer, const std::string& unit) {
+      const std::vector<const ScenarioChange*>& prefix,
+      const std::function<ScenarioChange(double)>& make, double lo, double hi, bool integer,
+      const std::string& unit) {
     auto f = [&](double v) {
       ScenarioChange c = make(integer ? std::round(v) : v);
       std::vector<const ScenarioChange*> all = prefix;
@@ -90,10 +106,12 @@ class Searcher {
     // the edge of the region that starts, assuming that region is an interval.
     auto shrink = [&](double& bad, double& fbad, double good) {
       double fgood = f(good);
-      if (std::isnan(fgood)) return;
+      if (std::isnan(fgood))
+        return;
       for (int i = 0; i < 50; ++i) {
         const double mid = integer ? std::floor((bad + good) / 2) : (bad + good) / 2;
-        if ((integer && (mid == bad || mid == good)) || (!integer && std::fabs(good - bad) < 1e-4)) break;
+        if ((integer && (mid == bad || mid == good)) || (!integer && std::fabs(good - bad) < 1e-4))
+          break;
         const double fm = f(mid);
         if (std::isnan(fm)) {
           bad = mid;
@@ -105,23 +123,32 @@ class Searcher {
       bad = good;
       fbad = fgood;
     };
-    if (std::isnan(fa) && std::isnan(fb)) return std::nullopt;
-    if (std::isnan(fa)) shrink(a, fa, b);
-    if (std::isnan(fb)) shrink(b, fb, a);
-    if (std::isnan(fa) || std::isnan(fb)) return std::nullopt;
+    if (std::isnan(fa) && std::isnan(fb))
+      return std::nullopt;
+    if (std::isnan(fa))
+      shrink(a, fa, b);
+    if (std::isnan(fb))
+      shrink(b, fb, a);
+    if (std::isnan(fa) || std::isnan(fb))
+      return std::nullopt;
     lo = a;
     hi = b;
     const bool increasing = fb >= fa;
     auto below = [&](double fv) { return increasing ? fv < target : fv > target; };
-    if (below(fb) || (!below(fa) && fa != target)) return std::nullopt;  // target outside [f(lo), f(hi)]
+    if (below(fb) || (!below(fa) && fa != target))
+      return std::nullopt;  // target outside [f(lo), f(hi)]
     double hit = std::nan("");
-    if (fa == target) hit = a;
-    if (fb == target) hit = b;
+    if (fa == target)
+      hit = a;
+    if (fb == target)
+      hit = b;
     for (int i = 0; i < 60 && std::isnan(hit); ++i) {
       const double mid = integer ? std::floor((a + b) / 2) : (a + b) / 2;
-      if ((integer && (mid <= a || mid >= b)) || (!integer && b - a < 1e-6)) break;
+      if ((integer && (mid <= a || mid >= b)) || (!integer && b - a < 1e-6))
+        break;
       const double fm = f(mid);
-      if (std::isnan(fm)) return std::nullopt;
+      if (std::isnan(fm))
+        return std::nullopt;
       if (fm == target) {
         hit = mid;
       } else if (below(fm)) {
@@ -130,12 +157,15 @@ class Searcher {
         b = mid;
       }
     }
-    if (std::isnan(hit)) return std::nullopt;
+    if (std::isnan(hit))
+      return std::nullopt;
     // The range of values that give exactly the target: bisect to both edges.
     auto edge = [&](double inside, double outside) {
       for (int i = 0; i < 40; ++i) {
         const double mid = integer ? std::floor((inside + outside) / 2) : (inside + outside) / 2;
-        if ((integer && (mid == inside || mid == outside)) || (!integer && std::fabs(outside - inside) < 1e-4)) break;
+        if ((integer && (mid == inside || mid == outside)) ||
+            (!integer && std::fabs(outside - inside) < 1e-4))
+          break;
         if (f(mid) == target) {
           inside = mid;
         } else {
@@ -146,10 +176,14 @@ class Searcher {
     };
     const double low = edge(hit, lo), high = edge(hit, hi);
     const double lo_edge = std::min(low, high), hi_edge = std::max(low, high);
-    std::string range = integer ? (lo_edge == hi_edge ? fmt::format("{:.0f}", lo_edge) : fmt::format("{:.0f} … {:.0f}", lo_edge, hi_edge))
-                                : fmt::format("{:.3f} … {:.3f}", lo_edge, hi_edge);
-    if (!unit.empty()) range += " " + unit;
-    return std::make_pair(make(integer ? std::round((lo_edge + hi_edge) / 2) : (lo_edge + hi_edge) / 2), range);
+    std::string range =
+        integer ? (lo_edge == hi_edge ? fmt::format("{:.0f}", lo_edge)
+                                      : fmt::format("{:.0f} … {:.0f}", lo_edge, hi_edge))
+                : fmt::format("{:.3f} … {:.3f}", lo_edge, hi_edge);
+    if (!unit.empty())
+      range += " " + unit;
+    return std::make_pair(
+        make(integer ? std::round((lo_edge + hi_edge) / 2) : (lo_edge + hi_edge) / 2), range);
   }
 
   std::size_t evaluations() const { return evaluations_; }
@@ -163,8 +197,10 @@ class Searcher {
 };
 
 std::string predicted_text(double v) {
-  if (std::isnan(v)) return "fails to start";
-  if (v == std::floor(v)) return fmt::format("{:.0f}", v);
+  if (std::isnan(v))
+    return "fails to start";
+  if (v == std::floor(v))
+    return fmt::format("{:.0f}", v);
   return fmt::format("{:.4g}", v);
 }
 
@@ -172,17 +208,20 @@ std::string predicted_text(double v) {
 
 std::string Hypothesis::label() const {
   std::vector<std::string> parts;
-  for (const ScenarioChange& c : changes) parts.push_back(c.label);
+  for (const ScenarioChange& c : changes)
+    parts.push_back(c.label);
   return fmt::format("{}", fmt::join(parts, " + "));
 }
 
-Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scenario, const Observation& obs,
-                                      std::size_t limit) {
+Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scenario,
+                                      const Observation& obs, std::size_t limit) {
   auto base_plan = engine.plan(scenario);
-  if (!base_plan) return base_plan.error();
+  if (!base_plan)
+    return base_plan.error();
   const std::vector<std::string> names = engine.output_names();
   if (obs.output != "starts" && std::find(names.begin(), names.end(), obs.output) == names.end()) {
-    return fail(fmt::format("why {}: no such output; outputs: {}", obs.output, fmt::join(names, ", ")));
+    return fail(
+        fmt::format("why {}: no such output; outputs: {}", obs.output, fmt::join(names, ", ")));
   }
   WhyResult out;
   out.output = obs.output;
@@ -209,10 +248,12 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
     for (const ScenarioChange& c : h.changes) {
       h.score *= prior(c);
       // A small loss of free memory is more plausible than a large one.
-      if (c.gib && c.kind == ScenarioChange::Kind::kFreeAfterLoad && scenario.calibration.free_after_load_gib) {
+      if (c.gib && c.kind == ScenarioChange::Kind::kFreeAfterLoad &&
+          scenario.calibration.free_after_load_gib) {
         h.score *= std::exp(-std::fabs(*c.gib - *scenario.calibration.free_after_load_gib) / 40);
       }
-      if (c.gib && c.kind == ScenarioChange::Kind::kFreeBeforeLoad && scenario.calibration.free_before_load_gib) {
+      if (c.gib && c.kind == ScenarioChange::Kind::kFreeBeforeLoad &&
+          scenario.calibration.free_before_load_gib) {
         h.score *= std::exp(-std::fabs(*c.gib - *scenario.calibration.free_before_load_gib) / 40);
       }
     }
@@ -229,7 +270,8 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
   std::vector<std::size_t> movers;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const double v = search.eval({&candidates[i]});
-    if (!(v == out.baseline)) movers.push_back(i);
+    if (!(v == out.baseline))
+      movers.push_back(i);
     consider({candidates[i]}, v);
   }
   // 2. Numeric inputs solved by bisection: the engine's numeric flags and the calibration.
@@ -248,7 +290,11 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
                          c.kind = kind;
                          c.subject = name;
                          c.gib = v;
-                         c.label = fmt::format("{} {:.2f} GiB", name == "free_after_load" ? "free memory after weight load" : "free memory before weight load", v);
+                         c.label = fmt::format("{} {:.2f} GiB",
+                                               name == "free_after_load"
+                                                   ? "free memory after weight load"
+                                                   : "free memory before weight load",
+                                               v);
                          return c;
                        },
                        lo, hi, false, "GiB"});
@@ -259,26 +305,31 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
   const std::size_t calibration_solvers = solvers.size();
   for (const NumericInput& in : engine.numeric_inputs(scenario)) {
     solvers.push_back({[in, &scenario](double v) {
-                         ScenarioChange c = set_flag_change(in.subject, in.spelled,
-                                                            {in.integer ? fmt::format("{:.0f}", v) : fmt::format("{:.4f}", v)}, scenario);
+                         ScenarioChange c = set_flag_change(
+                             in.subject, in.spelled,
+                             {in.integer ? fmt::format("{:.0f}", v) : fmt::format("{:.4f}", v)},
+                             scenario);
                          c.solved = true;
                          return c;
                        },
                        in.lo, in.hi, in.integer, ""});
   }
   for (const NumericSolver& s : solvers) {
-    if (auto hit = search.solve({}, s.make, s.lo, s.hi, s.integer, s.unit)) consider({hit->first}, obs.observed, hit->second);
+    if (auto hit = search.solve({}, s.make, s.lo, s.hi, s.integer, s.unit))
+      consider({hit->first}, obs.observed, hit->second);
   }
   // 3. Pairs: two discrete movers, and a discrete mover with the calibration solved on top.
   for (std::size_t x = 0; x < movers.size(); ++x) {
     const ScenarioChange& cx = candidates[movers[x]];
     for (std::size_t y = x + 1; y < movers.size(); ++y) {
       const ScenarioChange& cy = candidates[movers[y]];
-      if (cx.subject == cy.subject) continue;
+      if (cx.subject == cy.subject)
+        continue;
       consider({cx, cy}, search.eval({&cx, &cy}));
     }
     for (std::size_t k = 0; k < calibration_solvers; ++k) {
-      if (auto hit = search.solve({&cx}, solvers[k].make, solvers[k].lo, solvers[k].hi, false, "GiB")) {
+      if (auto hit =
+              search.solve({&cx}, solvers[k].make, solvers[k].lo, solvers[k].hi, false, "GiB")) {
         consider({cx, hit->first}, obs.observed, hit->second);
       }
     }
@@ -311,9 +362,11 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
       }
       // Widen the kept hypothesis' version to a date range.
       for (ScenarioChange& c : merged[it->second].changes) {
-        if (c.kind != ScenarioChange::Kind::kVersion) continue;
+        if (c.kind != ScenarioChange::Kind::kVersion)
+          continue;
         const std::string first = c.version->main_date, last = version->version->main_date;
-        c.label = fmt::format("sglang {} → main {} … {}", scenario.version.label, std::min(first, c.subject == "version" ? first : first),
+        c.label = fmt::format("sglang {} → main {} … {}", scenario.version.label,
+                              std::min(first, c.subject == "version" ? first : first),
                               std::max(last, first));
         c.subject = "version-range";
       }
@@ -324,32 +377,41 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
   // observation adds nothing and is dropped.
   std::vector<std::string> single_subjects;
   for (const Hypothesis& h : found) {
-    if (h.changes.size() == 1) single_subjects.push_back(h.changes[0].label);
+    if (h.changes.size() == 1)
+      single_subjects.push_back(h.changes[0].label);
   }
   std::erase_if(found, [&](const Hypothesis& h) {
-    if (h.changes.size() < 2) return false;
+    if (h.changes.size() < 2)
+      return false;
     return std::any_of(h.changes.begin(), h.changes.end(), [&](const ScenarioChange& c) {
-      return c.kind != ScenarioChange::Kind::kFreeAfterLoad && c.kind != ScenarioChange::Kind::kFreeBeforeLoad &&
-             std::find(single_subjects.begin(), single_subjects.end(), c.label) != single_subjects.end();
+      return c.kind != ScenarioChange::Kind::kFreeAfterLoad &&
+             c.kind != ScenarioChange::Kind::kFreeBeforeLoad &&
+             std::find(single_subjects.begin(), single_subjects.end(), c.label) !=
+                 single_subjects.end();
     });
   });
   std::stable_sort(found.begin(), found.end(), [](const Hypothesis& a, const Hypothesis& b) {
-    if (a.changes.size() != b.changes.size()) return a.changes.size() < b.changes.size();
+    if (a.changes.size() != b.changes.size())
+      return a.changes.size() < b.changes.size();
     return a.score > b.score;
   });
-  if (found.size() > limit) found.resize(limit);
+  if (found.size() > limit)
+    found.resize(limit);
   for (Hypothesis& h : found) {
     std::vector<const ScenarioChange*> ptrs;
-    for (const ScenarioChange& c : h.changes) ptrs.push_back(&c);
+    for (const ScenarioChange& c : h.changes)
+      ptrs.push_back(&c);
     h.path = search.path_of(ptrs);
   }
   out.hypotheses = std::move(found);
   if (out.hypotheses.empty()) {
     std::stable_sort(near.begin(), near.end(), [](const Near& a, const Near& b) {
-      if (a.distance != b.distance) return a.distance < b.distance;
+      if (a.distance != b.distance)
+        return a.distance < b.distance;
       return a.h.changes.size() < b.h.changes.size();
     });
-    for (std::size_t i = 0; i < near.size() && i < 5; ++i) out.closest.push_back(near[i].h);
+    for (std::size_t i = 0; i < near.size() && i < 5; ++i)
+      out.closest.push_back(near[i].h);
   }
 
   // 4. The isolation plan: flag experiments whose predicted outcome differs between the
@@ -359,13 +421,15 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
     std::vector<std::vector<bool>> separated(k, std::vector<bool>(k, false));
     std::vector<Experiment> pool;
     for (const ScenarioChange& c : candidates) {
-      if (c.kind != ScenarioChange::Kind::kFlag) continue;
+      if (c.kind != ScenarioChange::Kind::kFlag)
+        continue;
       Experiment e;
       e.description = "launch with " + c.label;
       e.changes = {c};
       for (std::size_t h = 0; h < k; ++h) {
         std::vector<const ScenarioChange*> all;
-        for (const ScenarioChange& hc : out.hypotheses[h].changes) all.push_back(&hc);
+        for (const ScenarioChange& hc : out.hypotheses[h].changes)
+          all.push_back(&hc);
         all.push_back(&c);
         e.predicted.push_back(predicted_text(search.eval(all)));
       }
@@ -373,15 +437,18 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
     }
     // The baseline launch itself, read for its logged figures.
     Experiment observe;
-    observe.description = fmt::format("launch the baseline and read the log's \"Load weight begin/end\" and {} lines",
-                                      obs.output);
+    observe.description =
+        fmt::format("launch the baseline and read the log's \"Load weight begin/end\" and {} lines",
+                    obs.output);
     for (std::size_t h = 0; h < k; ++h) {
       const Hypothesis& hyp = out.hypotheses[h];
       std::string calib;
       for (const ScenarioChange& c : hyp.changes) {
-        if (c.gib) calib = fmt::format(" at {} {}", c.subject, hyp.solved_range);
+        if (c.gib)
+          calib = fmt::format(" at {} {}", c.subject, hyp.solved_range);
       }
-      observe.predicted.push_back(calib.empty() ? "logged memory as calibrated" : "free memory" + calib);
+      observe.predicted.push_back(calib.empty() ? "logged memory as calibrated"
+                                                : "free memory" + calib);
     }
     pool.insert(pool.begin(), std::move(observe));
     while (true) {
@@ -390,7 +457,8 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
         std::size_t gain = 0;
         for (std::size_t x = 0; x < k; ++x) {
           for (std::size_t y = x + 1; y < k; ++y) {
-            if (!separated[x][y] && pool[i].predicted[x] != pool[i].predicted[y]) ++gain;
+            if (!separated[x][y] && pool[i].predicted[x] != pool[i].predicted[y])
+              ++gain;
           }
         }
         if (gain > best_gain) {
@@ -398,12 +466,14 @@ Result<WhyResult> explain_observation(const Engine& engine, const Scenario& scen
           best = i;
         }
       }
-      if (best == pool.size()) break;
+      if (best == pool.size())
+        break;
       Experiment& e = pool[best];
       e.pairs_separated = best_gain;
       for (std::size_t x = 0; x < k; ++x) {
         for (std::size_t y = x + 1; y < k; ++y) {
-          if (e.predicted[x] != e.predicted[y]) separated[x][y] = true;
+          if (e.predicted[x] != e.predicted[y])
+            separated[x][y] = true;
         }
       }
       out.experiments.push_back(e);

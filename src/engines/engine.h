@@ -26,10 +26,10 @@ struct FlagEffect {
 
 /// One figure a log states, and the plan output it checks.
 struct LoggedFigure {
-  std::string output;     // plan output node id, e.g. "max_running_requests"
+  std::string output;  // plan output node id, e.g. "max_running_requests"
   Value value;
   std::uint64_t line = 0;
-  std::string raw;        // the log line
+  std::string raw;             // the log line
   bool from_defaults = false;  // predicted from the typed command (the engine's defaults), not
                                // from the settings the log shows resolved
 };
@@ -42,7 +42,7 @@ struct LogScenario {
                                               // settings minus those the engine derives)
   bool typed_command_known = false;           // the log printed the launch command
   std::string model_path;
-  std::string gpu_name;  // "" when the log does not name the GPU
+  std::string gpu_name;     // "" when the log does not name the GPU
   Calibration calibration;  // the memory figures the log states
   // Half the last printed digit of each calibration figure ("64.60 GB" → 0.005), by
   // calibration_field name; check evaluates the plan at every corner of these intervals.
@@ -88,21 +88,29 @@ class Engine {
 
   /// Findings about a command beyond the plan's own: flags this GPU or version lacks, flags
   /// that do nothing for this model, values the engine overrides, contradictions (`lint`).
-  virtual std::vector<Finding> lint(const Scenario& /*scenario*/, const Plan& /*plan*/) const { return {}; }
+  virtual std::vector<Finding> lint(const Scenario& /*scenario*/, const Plan& /*plan*/) const {
+    return {};
+  }
   /// The derivation leaf of a flag and its runtime effect (`diff`'s "cleared" reasons).
   virtual FlagEffect flag_effect(const std::string& /*canonical*/) const { return {}; }
   /// Plausible single changes to a scenario — each modelled flag over its meaningful values,
   /// each dated rule variant — for `why`'s hypothesis search.
-  virtual std::vector<ScenarioChange> candidate_changes(const Scenario& /*scenario*/) const { return {}; }
+  virtual std::vector<ScenarioChange> candidate_changes(const Scenario& /*scenario*/) const {
+    return {};
+  }
   /// Rebuilds a scenario from a log's facts (`check`, `--calibrate-from`).
   virtual Result<LogScenario> scenario_from_log(const std::vector<Fact>& /*facts*/) const {
     return fail(std::string(name()) + ": rebuilding a scenario from a log is not modelled");
   }
   /// Checks a log against itself: batch lines running more than the limit, a typed limit the
   /// final line contradicts, graphs captured beyond the running limit.
-  virtual std::vector<Finding> check_log_consistency(const std::vector<Fact>& /*facts*/) const { return {}; }
+  virtual std::vector<Finding> check_log_consistency(const std::vector<Fact>& /*facts*/) const {
+    return {};
+  }
   /// Numeric flags `why` solves for (a fraction, a pool size, a request limit).
-  virtual std::vector<NumericInput> numeric_inputs(const Scenario& /*scenario*/) const { return {}; }
+  virtual std::vector<NumericInput> numeric_inputs(const Scenario& /*scenario*/) const {
+    return {};
+  }
   /// A fresh grammar for reading one of this engine's logs (engines/log_grammar.h), or
   /// nullptr while the engine has none.
   virtual std::unique_ptr<LogGrammar> log_grammar() const { return nullptr; }

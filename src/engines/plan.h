@@ -62,8 +62,8 @@ struct AccountTerm {
 };
 
 struct CapacityAccount {
-  std::vector<AccountTerm> terms;  // one per kind, in AccountTermKind order; empty: no account
-  std::string tokens_output;       // the output node holding the KV token capacity
+  std::vector<AccountTerm> terms;    // one per kind, in AccountTermKind order; empty: no account
+  std::string tokens_output;         // the output node holding the KV token capacity
   std::string request_limit_output;  // the output node holding the running-request limit
   const AccountTerm& term(AccountTermKind kind) const { return terms[static_cast<int>(kind)]; }
   bool empty() const { return terms.size() != kAccountTermKinds; }

@@ -9,11 +9,14 @@ namespace {
 
 std::string join_values(const std::vector<std::string>& values) {
   std::string out;
-  for (const std::string& v : values) out += (out.empty() ? "" : " ") + v;
+  for (const std::string& v : values)
+    out += (out.empty() ? "" : " ") + v;
   return out;
 }
 
-std::string gib_text(const std::optional<double>& v) { return v ? fmt::format("{:.2f} GiB", *v) : "unset"; }
+std::string gib_text(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f} GiB", *v) : "unset";
+}
 
 }  // namespace
 
@@ -22,10 +25,18 @@ void ScenarioChange::apply(Scenario& s) const {
     case Kind::kFlag:
       s.command = flag ? s.command.with_flag(*flag) : s.command.without_flag(subject);
       break;
-    case Kind::kVersion: s.version = *version; break;
-    case Kind::kGpu: s.hardware.gpu = *gpu; break;
-    case Kind::kFreeBeforeLoad: s.calibration.free_before_load_gib = gib; break;
-    case Kind::kFreeAfterLoad: s.calibration.free_after_load_gib = gib; break;
+    case Kind::kVersion:
+      s.version = *version;
+      break;
+    case Kind::kGpu:
+      s.hardware.gpu = *gpu;
+      break;
+    case Kind::kFreeBeforeLoad:
+      s.calibration.free_before_load_gib = gib;
+      break;
+    case Kind::kFreeAfterLoad:
+      s.calibration.free_after_load_gib = gib;
+      break;
     case Kind::kEnvironment:
       if (env_value) {
         s.environment[subject] = *env_value;
@@ -33,13 +44,16 @@ void ScenarioChange::apply(Scenario& s) const {
         s.environment.erase(subject);
       }
       break;
-    case Kind::kModel: s.model = *model; break;
+    case Kind::kModel:
+      s.model = *model;
+      break;
   }
 }
 
 Scenario apply_changes(const Scenario& base, const std::vector<const ScenarioChange*>& changes) {
   Scenario s = base;
-  for (const ScenarioChange* c : changes) c->apply(s);
+  for (const ScenarioChange* c : changes)
+    c->apply(s);
   return s;
 }
 
@@ -55,8 +69,10 @@ ScenarioChange set_flag_change(const std::string& canonical, const std::string& 
   f.known = true;
   f.modelled = true;
   const FlagSetting* before = on.command.find(canonical);
-  c.label = before == nullptr ? "+ " + f.as_typed()
-                              : fmt::format("{} → {}", before->as_typed(), join_values(values).empty() ? f.as_typed() : join_values(values));
+  c.label = before == nullptr
+                ? "+ " + f.as_typed()
+                : fmt::format("{} → {}", before->as_typed(),
+                              join_values(values).empty() ? f.as_typed() : join_values(values));
   c.flag = f;
   return c;
 }
@@ -72,7 +88,8 @@ ScenarioChange remove_flag_change(const std::string& canonical, const Scenario& 
 
 std::vector<ScenarioChange> changes_between(const Scenario& a, const Scenario& b) {
   std::vector<ScenarioChange> out;
-  if (a.version.main_date != b.version.main_date || a.version.cherry_picks != b.version.cherry_picks) {
+  if (a.version.main_date != b.version.main_date ||
+      a.version.cherry_picks != b.version.cherry_picks) {
     ScenarioChange c;
     c.kind = ScenarioChange::Kind::kVersion;
     c.subject = "version";
@@ -139,22 +156,27 @@ std::vector<ScenarioChange> changes_between(const Scenario& a, const Scenario& b
   // The model path is covered by the model change (the shape is loaded from it).
   std::vector<std::string> seen = {"--model-path"};
   for (const FlagSetting& fb : b.command.flags) {
-    if (std::find(seen.begin(), seen.end(), fb.name) != seen.end()) continue;
+    if (std::find(seen.begin(), seen.end(), fb.name) != seen.end())
+      continue;
     seen.push_back(fb.name);
     const FlagSetting* last_b = b.command.find(fb.name);
     const FlagSetting* in_a = a.command.find(fb.name);
-    if (in_a != nullptr && in_a->values == last_b->values) continue;
+    if (in_a != nullptr && in_a->values == last_b->values)
+      continue;
     ScenarioChange c;
     c.kind = ScenarioChange::Kind::kFlag;
     c.subject = fb.name;
     c.flag = *last_b;
-    c.label = in_a == nullptr ? "+ " + last_b->as_typed()
-                              : fmt::format("{} → {}", in_a->as_typed(), join_values(last_b->values));
+    c.label = in_a == nullptr
+                  ? "+ " + last_b->as_typed()
+                  : fmt::format("{} → {}", in_a->as_typed(), join_values(last_b->values));
     out.push_back(std::move(c));
   }
   for (const FlagSetting& fa : a.command.flags) {
-    if (b.command.find(fa.name) != nullptr) continue;
-    if (std::find(seen.begin(), seen.end(), fa.name) != seen.end()) continue;
+    if (b.command.find(fa.name) != nullptr)
+      continue;
+    if (std::find(seen.begin(), seen.end(), fa.name) != seen.end())
+      continue;
     seen.push_back(fa.name);
     ScenarioChange c;
     c.kind = ScenarioChange::Kind::kFlag;

@@ -15,12 +15,13 @@ namespace servescope {
 struct ScenarioChange {
   enum class Kind { kFlag, kVersion, kGpu, kFreeBeforeLoad, kFreeAfterLoad, kEnvironment, kModel };
   Kind kind = Kind::kFlag;
-  std::string subject;  // canonical flag, env key, or "version" / "gpu" / "free_after_load" / "model"
-  std::string label;    // as a person reads it: "+ --tp 8", "− --disable-radix-cache", "--tp 4 → 8"
-  std::optional<FlagSetting> flag;    // kFlag: the setting to apply; nullopt removes the flag
+  std::string
+      subject;        // canonical flag, env key, or "version" / "gpu" / "free_after_load" / "model"
+  std::string label;  // as a person reads it: "+ --tp 8", "− --disable-radix-cache", "--tp 4 → 8"
+  std::optional<FlagSetting> flag;  // kFlag: the setting to apply; nullopt removes the flag
   std::optional<EngineVersion> version;
   std::optional<GpuSpec> gpu;
-  std::optional<double> gib;          // calibration figures
+  std::optional<double> gib;             // calibration figures
   std::optional<std::string> env_value;  // nullopt removes the variable
   std::optional<ModelShape> model;
   bool solved = false;  // the value was solved for (by `why`), not taken from a command

@@ -216,7 +216,8 @@ TEST(LogReader, UnusableInputsAreOneLineErrors) {
   EXPECT_EQ(empty.message(), "e.log: empty log");
   auto other = read_log_text("hello\nworld\nINFO 03-07 12:29:02 vllm started\n", "o.log");
   ASSERT_FALSE(other);
-  EXPECT_NE(other.message().find("no sglang or vllm log lines recognised in 3 lines"), std::string::npos)
+  EXPECT_NE(other.message().find("no sglang or vllm log lines recognised in 3 lines"),
+            std::string::npos)
       << other.message();
   // Nor does a document that quotes a launch command and a capacity figure in prose.
   EXPECT_FALSE(

@@ -28,15 +28,20 @@ std::string render_lint_text(const Scenario& scenario, const LintResult& r) {
     rows.push_back({std::string(severity_name(f.severity)), f.code, f.message, rule});
   }
   out += rows.empty() ? "  no findings\n" : render_columns(rows);
-  out += fmt::format("\n{} error(s), {} warning(s), {} note(s)\n", errors, warnings, r.findings.size() - errors - warnings);
+  out += fmt::format("\n{} error(s), {} warning(s), {} note(s)\n", errors, warnings,
+                     r.findings.size() - errors - warnings);
   return out;
 }
 
 nlohmann::json lint_to_json(const LintResult& r) {
   nlohmann::json findings = nlohmann::json::array();
-  for (const Finding& f : r.findings) findings.push_back(finding_to_json(f));
+  for (const Finding& f : r.findings)
+    findings.push_back(finding_to_json(f));
   nlohmann::json plan = plan_to_json(r.plan);
-  return {{"engine", plan["engine"]}, {"outputs", plan["outputs"]}, {"starts", r.plan.starts}, {"findings", findings}};
+  return {{"engine", plan["engine"]},
+          {"outputs", plan["outputs"]},
+          {"starts", r.plan.starts},
+          {"findings", findings}};
 }
 
 }  // namespace servescope

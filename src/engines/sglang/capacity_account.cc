@@ -20,18 +20,21 @@ void fill_capacity_account(PlanContext& ctx) {
   const double p = number("free_before_load_gib");
   const double a = number("free_after_load_gib");
   const bool weights_estimated = g.find("weights_gib") != nullptr;
-  const char* slack = "inside the slack P·(1 − mem_fraction_static) (R3.3), not taken from the budget";
+  const char* slack =
+      "inside the slack P·(1 − mem_fraction_static) (R3.3), not taken from the budget";
 
   CapacityAccount& acc = ctx.plan.account;
   acc.tokens_output = "max_total_num_tokens";
-  acc.request_limit_output = g.find("max_running_requests") != nullptr ? "max_running_requests" : "";
+  acc.request_limit_output =
+      g.find("max_running_requests") != nullptr ? "max_running_requests" : "";
   acc.terms = {
       {AccountTermKind::kBase, p, "P: free memory before the weights load", "free_before_load_gib",
-       "the device total less the CUDA context and NCCL buffers", estimated("free_before_load_gib")},
+       "the device total less the CUDA context and NCCL buffers",
+       estimated("free_before_load_gib")},
       {AccountTermKind::kFraction, number("mem_fraction_static"), "mem_fraction_static",
        "mem_fraction_static", "", false},
-      {AccountTermKind::kWeights, p - a, "P − A: target and draft weights", "free_after_load_gib", "",
-       weights_estimated || estimated("free_after_load_gib")},
+      {AccountTermKind::kWeights, p - a, "P − A: target and draft weights", "free_after_load_gib",
+       "", weights_estimated || estimated("free_after_load_gib")},
       {AccountTermKind::kActivation, 0, "activations", "", slack, false},
       {AccountTermKind::kNonTorch, 0, "non-torch memory", "", slack, false},
       {AccountTermKind::kCudaGraphs, 0, "CUDA graphs", "", slack, false},

@@ -159,7 +159,8 @@ void resolve_kv_pool(PlanContext& ctx) {
   }
   const double budget_bytes = std::floor(std::max(0.0, budget_gib) * kGiB);
   std::int64_t tokens = static_cast<std::int64_t>(std::floor(budget_bytes / final_cell));
-  if (ctx.rules.page_alignment) tokens = tokens / a.page_size * a.page_size;
+  if (ctx.rules.page_alignment)
+    tokens = tokens / a.page_size * a.page_size;
   if (hybrid_swa) {
     const double ratio = g.value("arg.swa_full_tokens_ratio").as_number();
     const std::int64_t swa_tokens =
@@ -199,13 +200,20 @@ void resolve_kv_pool(PlanContext& ctx) {
   }
   // 2025-03-05 … 2025-12-23 (#3986 → #15748): EAGLE's draft shares the pool and the printed
   // capacity includes headroom for the draft tokens of every request slot.
-  if (a.speculative() && ctx.rules.draft_kv == DraftKv::kHeadroom && a.speculative_algorithm != "NGRAM") {
+  if (a.speculative() && ctx.rules.draft_kv == DraftKv::kHeadroom &&
+      a.speculative_algorithm != "NGRAM") {
     const std::int64_t reqs = a.max_running_requests.value_or(0);
-    const std::int64_t headroom = reqs * (a.speculative_steps * a.speculative_topk + a.speculative_draft_tokens) + 100;
-    g.add({"draft_kv_headroom", headroom, "tokens", "R4.5h",
-           fmt::format("{} requests · ({}·{} + {}) + 100 tokens for the shared draft pool (2025-03-05 … 2025-12-23).",
+    const std::int64_t headroom =
+        reqs * (a.speculative_steps * a.speculative_topk + a.speculative_draft_tokens) + 100;
+    g.add({"draft_kv_headroom",
+           headroom,
+           "tokens",
+           "R4.5h",
+           fmt::format("{} requests · ({}·{} + {}) + 100 tokens for the shared draft pool "
+                       "(2025-03-05 … 2025-12-23).",
                        reqs, a.speculative_steps, a.speculative_topk, a.speculative_draft_tokens),
-           "model_executor/model_runner.py::ModelRunner.init_memory_pool", {"max_running_requests.requested"}});
+           "model_executor/model_runner.py::ModelRunner.init_memory_pool",
+           {"max_running_requests.requested"}});
     tokens += headroom;
     inputs.push_back("draft_kv_headroom");
     why += " Plus the draft pool headroom.";

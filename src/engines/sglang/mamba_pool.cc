@@ -49,8 +49,11 @@ void resolve_mamba_pool(PlanContext& ctx) {
   Plan& plan = ctx.plan;
   if (ctx.rules.mamba == MambaPool::kAbsent) {
     plan.starts = false;
-    plan.startup_error = "This SGLang version has no mamba state pool: hybrid linear-attention models arrived 2025-09-11 (#10233).";
-    ctx.finding(Severity::kError, "model-not-supported-in-version", {}, plan.startup_error, "R6", "model_executor/model_runner.py");
+    plan.startup_error =
+        "This SGLang version has no mamba state pool: hybrid linear-attention models arrived "
+        "2025-09-11 (#10233).";
+    ctx.finding(Severity::kError, "model-not-supported-in-version", {}, plan.startup_error, "R6",
+                "model_executor/model_runner.py");
     return;
   }
   const ModelShape& m = ctx.scenario.model;
@@ -144,8 +147,9 @@ void resolve_mamba_pool(PlanContext& ctx) {
     ratio_why = "3 slots per request for the radix cache";
     if (extra) {
       ratio += a.speculative() ? 1 : 2;
-      ratio_why += fmt::format(" + {} for extra_buffer ({})", a.speculative() ? 1 : 2,
-                               a.speculative() ? "with speculative decoding" : "without speculative decoding");
+      ratio_why += fmt::format(
+          " + {} for extra_buffer ({})", a.speculative() ? 1 : 2,
+          a.speculative() ? "with speculative decoding" : "without speculative decoding");
     } else if (r.mamba_no_buffer_ratio_bug) {
       ratio += 2;
       ratio_why += " + 2 that this version adds even for no_buffer (fixed 2026-01-05, #16138)";
@@ -157,7 +161,8 @@ void resolve_mamba_pool(PlanContext& ctx) {
     if (extra && !a.disable_overlap_schedule) {
       const std::int64_t add = a.mamba_strategy == "extra_buffer_lazy" ? 1 : 2;
       ratio += add;
-      ratio_why += fmt::format(" + {} ping-pong buffer{} ({} with the overlap schedule)", add, add > 1 ? "s" : "", a.mamba_strategy);
+      ratio_why += fmt::format(" + {} ping-pong buffer{} ({} with the overlap schedule)", add,
+                               add > 1 ? "s" : "", a.mamba_strategy);
     } else if (extra) {
       ratio += 1;
       ratio_why += " + 1 buffer (extra_buffer without overlap)";
@@ -166,9 +171,14 @@ void resolve_mamba_pool(PlanContext& ctx) {
     }
     ratio_why += ".";
   }
-  g.add({"mamba_ratio", ratio, "slots/request", "R5.8", ratio_why,
+  g.add({"mamba_ratio",
+         ratio,
+         "slots/request",
+         "R5.8",
+         ratio_why,
          std::string(kConfigurator) + "._calculate_mamba_ratio",
-         {"arg.disable_radix_cache", "mamba_radix_cache_strategy.resolved", "disable_overlap_schedule.resolved"}});
+         {"arg.disable_radix_cache", "mamba_radix_cache_strategy.resolved",
+          "disable_overlap_schedule.resolved"}});
 
   // R6.6-R6.8: pool size.
   double rest = g.value("rest_gib").as_number();
@@ -183,37 +193,46 @@ void resolve_mamba_pool(PlanContext& ctx) {
   double intermediate_gib = 0;
   std::string why;
   std::vector<std::string> inputs = {"rest_gib", "mamba_state_bytes_per_request"};
-  const bool fixed_pool = r.mamba == MambaPool::kFixed || (a.disable_radix_cache && r.mamba != MambaPool::kJointSolve);
+  const bool fixed_pool =
+      r.mamba == MambaPool::kFixed || (a.disable_radix_cache && r.mamba != MambaPool::kJointSolve);
   if (user_k) {
     k = *user_k / a.attn_dp;
     why = fmt::format("--max-mamba-cache-size {} / attn-DP {}.", *user_k, a.attn_dp);
     inputs.push_back("arg.max_mamba_cache_size");
     if (spec && r.mamba >= MambaPool::kJointSolve) {
-      intermediate_gib = per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
+      intermediate_gib =
+          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
     }
   } else if (fixed_pool) {
     // 2025-09-11 …: the user's max_running_requests, else 512 slots (radix cache off later on).
     k = (user_mrr ? *user_mrr : 512) / a.attn_dp;
-    why = user_mrr ? "One slot per allowed request: --max-running-requests." : "The fixed default of 512 slots.";
+    why = user_mrr ? "One slot per allowed request: --max-running-requests."
+                   : "The fixed default of 512 slots.";
     inputs.push_back("arg.max_running_requests");
   } else if (a.disable_radix_cache && user_mrr) {
     k = *user_mrr / a.attn_dp;
     why = "--disable-radix-cache with --max-running-requests: one slot per request.";
     inputs.push_back("arg.max_running_requests");
-    if (spec) intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
+    if (spec)
+      intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
   } else {
     double split_rest = rest;
     if (spec && r.mamba == MambaPool::kIntermediateFirst) {
       // 2025-12-14 … 2026-05-26: intermediates are reserved first, then the ratio split.
-      const std::int64_t reqs = r.user_pool_divided_by_dp || r.mamba_no_buffer_ratio_bug ? mrr_per_dp : mrr;
+      const std::int64_t reqs =
+          r.user_pool_divided_by_dp || r.mamba_no_buffer_ratio_bug ? mrr_per_dp : mrr;
       intermediate_gib = per_req * static_cast<double>(reqs) * draft / kGiB;
       split_rest = rest - intermediate_gib;
     }
     const double budget_gib = split_rest * mamba_ratio_r / (1 + mamba_ratio_r);
-    g.add({"mamba_budget_gib", budget_gib, "GiB", "R6.8",
-           fmt::format("rest · r/(1+r) with r = mamba_full_memory_ratio {}: {:.3f} · {:.4f}.", mamba_ratio_r, split_rest,
-                       mamba_ratio_r / (1 + mamba_ratio_r)),
-           std::string(kConfigurator) + "._handle_max_mamba_cache", {"rest_gib", "arg.mamba_full_memory_ratio"}});
+    g.add({"mamba_budget_gib",
+           budget_gib,
+           "GiB",
+           "R6.8",
+           fmt::format("rest · r/(1+r) with r = mamba_full_memory_ratio {}: {:.3f} · {:.4f}.",
+                       mamba_ratio_r, split_rest, mamba_ratio_r / (1 + mamba_ratio_r)),
+           std::string(kConfigurator) + "._handle_max_mamba_cache",
+           {"rest_gib", "arg.mamba_full_memory_ratio"}});
     inputs = {"mamba_budget_gib", "mamba_state_bytes_per_request"};
     const double budget_bytes = budget_gib * kGiB;
     if (r.mamba == MambaPool::kRatioSplit) {
@@ -222,11 +241,15 @@ void resolve_mamba_pool(PlanContext& ctx) {
       why = fmt::format("budget // per_req // (1 + {} draft tokens).", draft);
       intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
     } else if (spec && r.mamba == MambaPool::kJointSolve) {
-      k = static_cast<std::int64_t>(std::floor(budget_bytes / (per_req * (1 + draft / static_cast<double>(ratio)))));
-      why = fmt::format("Joint solve with speculative intermediates: budget / (per_req · (1 + {}/{})).", draft, ratio);
+      k = static_cast<std::int64_t>(
+          std::floor(budget_bytes / (per_req * (1 + draft / static_cast<double>(ratio)))));
+      why = fmt::format(
+          "Joint solve with speculative intermediates: budget / (per_req · (1 + {}/{})).", draft,
+          ratio);
       inputs.push_back("speculative_num_draft_tokens.resolved");
       inputs.push_back("mamba_ratio");
-      intermediate_gib = per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
+      intermediate_gib =
+          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
     } else {
       k = static_cast<std::int64_t>(std::floor(budget_bytes / per_req));
       why = spec ? "Speculative intermediates were reserved first; then budget / per-request state."

@@ -22,7 +22,7 @@ struct ResolvedArgs {
   std::int64_t attn_tp = 1;  // attn_tp_size: tp / attn_dp
 
   double gpu_memory_mib = 0;
-  std::int64_t chunked_prefill_size = 0;  // -1: disabled; before the DP-attention division
+  std::int64_t chunked_prefill_size = 0;        // -1: disabled; before the DP-attention division
   std::int64_t chunked_prefill_size_final = 0;  // after it (what the server uses and logs)
   std::int64_t max_prefill_tokens = 16384;
   std::int64_t context_len = 0;

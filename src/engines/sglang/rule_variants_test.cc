@@ -9,7 +9,8 @@ namespace servescope::testing {
 namespace {
 
 PlanRequest at(const std::string& date, const std::string& args, const std::string& gpu,
-               std::optional<double> before = std::nullopt, std::optional<double> after = std::nullopt) {
+               std::optional<double> before = std::nullopt,
+               std::optional<double> after = std::nullopt) {
   PlanRequest r;
   r.engine = "sglang@" + date;
   r.command = "python -m sglang.launch_server " + args;
@@ -25,7 +26,8 @@ const char kQwen35[] = "--model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4";
 TEST(RuleVariants, ChangePointsAreOrderedByDate) {
   const auto& points = sglang::change_points();
   ASSERT_GT(points.size(), 40u);
-  for (std::size_t i = 1; i < points.size(); ++i) EXPECT_LE(points[i - 1].date, points[i].date) << points[i].pr;
+  for (std::size_t i = 1; i < points.size(); ++i)
+    EXPECT_LE(points[i - 1].date, points[i].date) << points[i].pr;
 }
 
 TEST(RuleVariants, AVariantNamesTheChangesAroundIt) {
@@ -56,9 +58,11 @@ TEST(VersionResolution, ReleaseBranchesCarryTheirCherryPicks) {
   auto v = sglang::resolve_sglang_version("0.5.14");
   ASSERT_TRUE(v);
   EXPECT_EQ(v->cherry_picks, (std::vector<std::string>{"#28789"}));
-  Plan p = plan_of(at("2026-06-22", std::string(kQwen35) + " --enable-flashinfer-allreduce-fusion", "rtx-pro-6000", 94.6, 64.6));
+  Plan p = plan_of(at("2026-06-22", std::string(kQwen35) + " --enable-flashinfer-allreduce-fusion",
+                      "rtx-pro-6000", 94.6, 64.6));
   EXPECT_TRUE(p.starts) << "main 2026-06-22 predates #28789";
-  PlanRequest r = at("2026-06-22", std::string(kQwen35) + " --enable-flashinfer-allreduce-fusion", "rtx-pro-6000", 94.6, 64.6);
+  PlanRequest r = at("2026-06-22", std::string(kQwen35) + " --enable-flashinfer-allreduce-fusion",
+                     "rtx-pro-6000", 94.6, 64.6);
   r.engine = "sglang@0.5.14";
   EXPECT_FALSE(plan_of(r).starts);
 }
@@ -73,21 +77,28 @@ TEST(R5_13_RequestPool, Early2025PrintsPoolPlusOne2049) {
 }
 
 TEST(R5_13_RequestPool, MidSeptember2024Prints2048And2047Before) {
-  EXPECT_EQ(num(plan_of(at("2024-09-12", kLlama8b, "h100-sxm", 78.81, 63.72)), "max_running_requests"), 2048);
-  EXPECT_EQ(num(plan_of(at("2024-09-05", kLlama8b, "h100-sxm", 78.81, 63.72)), "max_running_requests"), 2047);
+  EXPECT_EQ(
+      num(plan_of(at("2024-09-12", kLlama8b, "h100-sxm", 78.81, 63.72)), "max_running_requests"),
+      2048);
+  EXPECT_EQ(
+      num(plan_of(at("2024-09-05", kLlama8b, "h100-sxm", 78.81, 63.72)), "max_running_requests"),
+      2047);
 }
 
 TEST(R5_13_RequestPool, UserValueIsThePoolIn2025) {
-  Plan p = plan_of(at("2025-02-17", std::string(kLlama8b) + " --max-running-requests 50", "h100-sxm", 78.81, 63.72));
+  Plan p = plan_of(at("2025-02-17", std::string(kLlama8b) + " --max-running-requests 50",
+                      "h100-sxm", 78.81, 63.72));
   EXPECT_EQ(num(p, "max_running_requests"), 50);
   EXPECT_EQ(num(p, "req_to_token_pool_size"), 51);
 }
 
 TEST(R5_4_UserValue, ClampedByTheEstimateBetweenMarchAndJune2026) {
-  EXPECT_EQ(num(plan_of(at("2026-04-01", std::string(kLlama8b) + " --max-running-requests 5000", "h100-sxm", 78.81, 63.72)),
+  EXPECT_EQ(num(plan_of(at("2026-04-01", std::string(kLlama8b) + " --max-running-requests 5000",
+                           "h100-sxm", 78.81, 63.72)),
                 "max_running_requests"),
             2048);
-  EXPECT_EQ(num(plan_of(at("2026-07-01", std::string(kLlama8b) + " --max-running-requests 5000", "h100-sxm", 78.81, 63.72)),
+  EXPECT_EQ(num(plan_of(at("2026-07-01", std::string(kLlama8b) + " --max-running-requests 5000",
+                           "h100-sxm", 78.81, 63.72)),
                 "max_running_requests"),
             5000);
 }
@@ -95,10 +106,18 @@ TEST(R5_4_UserValue, ClampedByTheEstimateBetweenMarchAndJune2026) {
 // --- R2.5 mem_fraction_static eras ---------------------------------------------------------
 
 TEST(R2_5_TpTable, FractionByTpSizeBeforeJune2025) {
-  EXPECT_DOUBLE_EQ(num(plan_of(at("2025-03-08", std::string(kLlama8b) + " --tp 4", "l4")), "mem_fraction_static"), 0.85);
-  EXPECT_DOUBLE_EQ(num(plan_of(at("2025-01-20", std::string(kLlama8b) + " --tp 8", "h100-sxm")), "mem_fraction_static"), 0.81);
-  EXPECT_DOUBLE_EQ(num(plan_of(at("2024-11-20", std::string(kLlama8b) + " --tp 8", "h100-sxm")), "mem_fraction_static"), 0.82);
-  EXPECT_DOUBLE_EQ(num(plan_of(at("2024-10-20", std::string(kLlama8b) + " --tp 8", "h100-sxm")), "mem_fraction_static"), 0.83);
+  EXPECT_DOUBLE_EQ(num(plan_of(at("2025-03-08", std::string(kLlama8b) + " --tp 4", "l4")),
+                       "mem_fraction_static"),
+                   0.85);
+  EXPECT_DOUBLE_EQ(num(plan_of(at("2025-01-20", std::string(kLlama8b) + " --tp 8", "h100-sxm")),
+                       "mem_fraction_static"),
+                   0.81);
+  EXPECT_DOUBLE_EQ(num(plan_of(at("2024-11-20", std::string(kLlama8b) + " --tp 8", "h100-sxm")),
+                       "mem_fraction_static"),
+                   0.82);
+  EXPECT_DOUBLE_EQ(num(plan_of(at("2024-10-20", std::string(kLlama8b) + " --tp 8", "h100-sxm")),
+                       "mem_fraction_static"),
+                   0.83);
 }
 
 TEST(R2_5_TpTable, B200GetsItsOwnFractionFromLateMay2025) {
@@ -120,7 +139,10 @@ TEST(R2_5_ReserveFormula, H100BeforeThePiecewiseGraphTerm) {
 }
 
 TEST(R2_5_ReserveFormula, SpeculativeReserveWas2Then4GiB) {
-  PlanRequest r = at("2026-01-15", "--model-path Qwen/Qwen3-8B --speculative-algorithm EAGLE3 --speculative-draft-model-path d", "h100-sxm");
+  PlanRequest r = at(
+      "2026-01-15",
+      "--model-path Qwen/Qwen3-8B --speculative-algorithm EAGLE3 --speculative-draft-model-path d",
+      "h100-sxm");
   Plan early = plan_of(r);
   r.engine = "sglang@2026-03-01";
   Plan late = plan_of(r);
@@ -157,9 +179,15 @@ TEST(R2_1_Tiers, SmallCardsInEarly2025) {
 }
 
 TEST(R2_2_DecodeList, Early2025ListHas23SizesUpTo160And13UpTo80) {
-  EXPECT_EQ(plan_of(at("2025-01-23", kLlama8b, "h100-sxm")).graph.find("cuda_graph_bs_decode.resolved")->value.as_list().size(),
+  EXPECT_EQ(plan_of(at("2025-01-23", kLlama8b, "h100-sxm"))
+                .graph.find("cuda_graph_bs_decode.resolved")
+                ->value.as_list()
+                .size(),
             23u);
-  EXPECT_EQ(plan_of(at("2025-03-08", std::string(kLlama8b) + " --tp 4", "l4")).graph.find("cuda_graph_bs_decode.resolved")->value.as_list().size(),
+  EXPECT_EQ(plan_of(at("2025-03-08", std::string(kLlama8b) + " --tp 4", "l4"))
+                .graph.find("cuda_graph_bs_decode.resolved")
+                ->value.as_list()
+                .size(),
             13u);
 }
 
@@ -171,13 +199,15 @@ TEST(R5_8_MambaRatio, NoBufferBugGaveFiveInLateDecember2025) {
 }
 
 TEST(R6_8_MambaPool, FixedPoolOf512InSeptember2025) {
-  Plan p = plan_of(at("2025-09-20", "--model-path Qwen/Qwen3-Next-80B-A3B-Thinking --tp 4", "h100-sxm", 78.0, 40.0));
+  Plan p = plan_of(at("2025-09-20", "--model-path Qwen/Qwen3-Next-80B-A3B-Thinking --tp 4",
+                      "h100-sxm", 78.0, 40.0));
   EXPECT_EQ(num(p, "max_mamba_cache_size"), 512);
   EXPECT_EQ(num(p, "mamba_ratio"), 1);
 }
 
 TEST(R6_8_MambaPool, HybridModelsPredateSeptember2025) {
-  Plan p = plan_of(at("2025-08-01", "--model-path Qwen/Qwen3-Next-80B-A3B-Thinking --tp 4", "h100-sxm", 78.0, 40.0));
+  Plan p = plan_of(at("2025-08-01", "--model-path Qwen/Qwen3-Next-80B-A3B-Thinking --tp 4",
+                      "h100-sxm", 78.0, 40.0));
   EXPECT_FALSE(p.starts);
   EXPECT_TRUE(has_finding(p, "model-not-supported-in-version"));
 }
@@ -185,8 +215,10 @@ TEST(R6_8_MambaPool, HybridModelsPredateSeptember2025) {
 // --- R4.5 draft KV eras ---------------------------------------------------------------------
 
 TEST(R4_5_DraftKv, HeadroomWasAddedToTheCapacityInMid2025) {
-  Plan p = plan_of(at("2025-08-01", "--model-path Qwen/Qwen3-8B --speculative-algorithm EAGLE --speculative-draft-model-path d",
-                      "h100-sxm", 78.8, 62.0));
+  Plan p = plan_of(at(
+      "2025-08-01",
+      "--model-path Qwen/Qwen3-8B --speculative-algorithm EAGLE --speculative-draft-model-path d",
+      "h100-sxm", 78.8, 62.0));
   // 48 requests · (3·1 + 4) + 100? No: mid-2025 Qwen3 takes (5, 4, 8): 48 · (5·4 + 8) + 100 = 1444.
   EXPECT_EQ(num(p, "draft_kv_headroom"), 48 * (5 * 4 + 8) + 100);
   EXPECT_EQ(num(p, "max_total_num_tokens"), num(p, "max_total_num_tokens.profiled") + 1444);
@@ -196,12 +228,15 @@ TEST(R4_5_DraftKv, HeadroomWasAddedToTheCapacityInMid2025) {
 
 TEST(R9_1_Fusion, Sm120BehaviourByEra) {
   const std::string cmd = std::string(kQwen35) + " --enable-flashinfer-allreduce-fusion";
-  EXPECT_FALSE(plan_of(at("2026-01-10", cmd, "rtx-pro-6000", 94.6, 64.6)).starts) << "crash at capture";
+  EXPECT_FALSE(plan_of(at("2026-01-10", cmd, "rtx-pro-6000", 94.6, 64.6)).starts)
+      << "crash at capture";
   Plan silent = plan_of(at("2026-03-01", cmd, "rtx-pro-6000", 94.6, 64.6));
   EXPECT_TRUE(silent.starts);
   EXPECT_TRUE(has_finding(silent, "fusion-unsupported-gpu"));
-  EXPECT_TRUE(plan_of(at("2026-05-01", cmd, "rtx-pro-6000", 94.6, 64.6)).starts) << "workspace warning only";
-  EXPECT_FALSE(plan_of(at("2026-07-20", cmd, "rtx-pro-6000", 94.6, 64.6)).starts) << "ValueError at warmup";
+  EXPECT_TRUE(plan_of(at("2026-05-01", cmd, "rtx-pro-6000", 94.6, 64.6)).starts)
+      << "workspace warning only";
+  EXPECT_FALSE(plan_of(at("2026-07-20", cmd, "rtx-pro-6000", 94.6, 64.6)).starts)
+      << "ValueError at warmup";
 }
 
 }  // namespace

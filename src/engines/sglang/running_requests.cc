@@ -22,15 +22,26 @@ void resolve_running_requests(PlanContext& ctx) {
   const SglangRules& r = ctx.rules;
   const RunningRequestsEra era = r.running_requests;
   // R5.3: the estimate from the KV capacity (clamped to 5120 before 2024-09-10).
-  const std::int64_t raw = static_cast<std::int64_t>(static_cast<double>(tokens) / static_cast<double>(a.context_len) * 512);
+  const std::int64_t raw = static_cast<std::int64_t>(static_cast<double>(tokens) /
+                                                     static_cast<double>(a.context_len) * 512);
   const std::int64_t upper = era == RunningRequestsEra::kPoolMinusOne ? 5120 : 4096;
   const std::int64_t estimated = std::clamp<std::int64_t>(raw, 2048, upper);
-  g.add({"max_running_requests.estimated", estimated, "requests", "R5.3",
-         fmt::format("clamp(int({} / {} · 512) = {}, 2048, {}).", tokens, a.context_len, raw, upper), kSource,
-         {"max_total_num_tokens", "context_len"}});
+  g.add(
+      {"max_running_requests.estimated",
+       estimated,
+       "requests",
+       "R5.3",
+       fmt::format("clamp(int({} / {} · 512) = {}, 2048, {}).", tokens, a.context_len, raw, upper),
+       kSource,
+       {"max_total_num_tokens", "context_len"}});
   const std::int64_t half = tokens / 2;
-  g.add({"max_total_num_tokens.half", half, "requests", "R5.4", "Each running request needs at least two KV tokens.",
-         kSource, {"max_total_num_tokens"}});
+  g.add({"max_total_num_tokens.half",
+         half,
+         "requests",
+         "R5.4",
+         "Each running request needs at least two KV tokens.",
+         kSource,
+         {"max_total_num_tokens"}});
 
   // The mamba cap (R5.6): slots // ratio; in the 2025-09 … 10-12 era ratio is 1.
   bool has_mamba_cap = false;
@@ -40,8 +51,12 @@ void resolve_running_requests(PlanContext& ctx) {
     const std::int64_t ratio = g.value("mamba_ratio").as_int();
     mamba_cap = slots / ratio;
     has_mamba_cap = true;
-    g.add({"max_running_requests.mamba_cap", mamba_cap, "requests", "R5.6",
-           fmt::format("max_mamba_cache_size {} // {} slots per request.", slots, ratio), kSource,
+    g.add({"max_running_requests.mamba_cap",
+           mamba_cap,
+           "requests",
+           "R5.6",
+           fmt::format("max_mamba_cache_size {} // {} slots per request.", slots, ratio),
+           kSource,
            {"max_mamba_cache_size", "mamba_ratio"}});
   }
 
@@ -51,16 +66,19 @@ void resolve_running_requests(PlanContext& ctx) {
   std::vector<std::string> inputs;
   std::string rule = "R5.4";
   const std::optional<std::int64_t> user = a.max_running_requests;
-  if (user) requested = *user / a.attn_dp;
+  if (user)
+    requested = *user / a.attn_dp;
   switch (era) {
     case RunningRequestsEra::kUserRespected:
     case RunningRequestsEra::kUserClampedByEstimate: {
       if (user) {
         const bool respected = era == RunningRequestsEra::kUserRespected;
         m = std::min(*requested, respected ? half : estimated);
-        why = respected ? fmt::format("min(requested {} // attn-DP {}, T//2 {}).", *user, a.attn_dp, half)
-                        : fmt::format("min(requested {} // dp {}, estimate {}) (2026-03-08 … 06-11, #20142).", *user,
-                                      a.attn_dp, estimated);
+        why = respected
+                  ? fmt::format("min(requested {} // attn-DP {}, T//2 {}).", *user, a.attn_dp, half)
+                  : fmt::format(
+                        "min(requested {} // dp {}, estimate {}) (2026-03-08 … 06-11, #20142).",
+                        *user, a.attn_dp, estimated);
         inputs = {"max_running_requests.requested", "attn_dp_size",
                   respected ? "max_total_num_tokens.half" : "max_running_requests.estimated"};
       } else {
@@ -76,8 +94,10 @@ void resolve_running_requests(PlanContext& ctx) {
     case RunningRequestsEra::kPoolAgain: {
       // The request pool (req_to_token_pool.size) is the user's value or the estimate, capped
       // by the mamba slots; the printed value is min(T//2 or user // dp, pool).
-      std::int64_t pool = user ? (r.user_pool_divided_by_dp ? *user / a.attn_dp : *user) : estimated;
-      std::string pool_why = user ? "the requested value" : fmt::format("the estimate {}", estimated);
+      std::int64_t pool =
+          user ? (r.user_pool_divided_by_dp ? *user / a.attn_dp : *user) : estimated;
+      std::string pool_why =
+          user ? "the requested value" : fmt::format("the estimate {}", estimated);
       if (has_mamba_cap && mamba_cap < pool) {
         pool = mamba_cap;
         pool_why = fmt::format("the mamba cap {}", mamba_cap);
@@ -86,15 +106,20 @@ void resolve_running_requests(PlanContext& ctx) {
         pool += 1;
         pool_why += " + 1";
       }
-      g.add({"req_to_token_pool_size", pool, "requests", "R5.13",
-             fmt::format("The request table has {} rows: {}.", pool, pool_why), "model_executor/model_runner.py::ModelRunner.init_memory_pool",
+      g.add({"req_to_token_pool_size",
+             pool,
+             "requests",
+             "R5.13",
+             fmt::format("The request table has {} rows: {}.", pool, pool_why),
+             "model_executor/model_runner.py::ModelRunner.init_memory_pool",
              {"max_running_requests.estimated", "max_running_requests.requested"}});
       const std::int64_t first = user ? *requested : half;
       const std::int64_t cap = era == RunningRequestsEra::kPoolMinusOne ? pool - 1 : pool;
       m = std::min(first, cap);
       why = fmt::format("min({} {}, request pool {}{}).", user ? "requested" : "T//2", first, pool,
                         era == RunningRequestsEra::kPoolMinusOne ? " − 1" : "");
-      inputs = {user ? "max_running_requests.requested" : "max_total_num_tokens.half", "req_to_token_pool_size"};
+      inputs = {user ? "max_running_requests.requested" : "max_total_num_tokens.half",
+                "req_to_token_pool_size"};
       rule = "R5.13";
       has_mamba_cap = false;  // already inside the pool
       break;
@@ -108,12 +133,14 @@ void resolve_running_requests(PlanContext& ctx) {
     final_inputs.push_back("max_running_requests.mamba_cap");
     rule = "R5.6";
     if (mamba_cap < m) {
-      final_why = fmt::format("The mamba state cap {} is below the KV bound {}: hybrid models run at most "
-                              "max_mamba_cache_size // ratio requests.",
-                              mamba_cap, m);
+      final_why = fmt::format(
+          "The mamba state cap {} is below the KV bound {}: hybrid models run at most "
+          "max_mamba_cache_size // ratio requests.",
+          mamba_cap, m);
       m = mamba_cap;
     } else if (requested && m == *requested) {
-      final_why = fmt::format("The requested {} fits under the KV bound and the mamba cap {}.", m, mamba_cap);
+      final_why = fmt::format("The requested {} fits under the KV bound and the mamba cap {}.", m,
+                              mamba_cap);
     } else {
       final_why = fmt::format("The KV bound {} is below the mamba state cap {}.", m, mamba_cap);
     }
@@ -125,16 +152,21 @@ void resolve_running_requests(PlanContext& ctx) {
   g.add({"max_running_requests", m, "requests", rule, final_why, kSource, final_inputs});
   if (m <= 0 && plan.starts) {
     plan.starts = false;
-    plan.startup_error = "RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any requests.";
-    ctx.finding(Severity::kError, "no-running-requests", {}, "No request fits: SGLang fails at startup.", "R5.6", kSource);
+    plan.startup_error =
+        "RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any "
+        "requests.";
+    ctx.finding(Severity::kError, "no-running-requests", {},
+                "No request fits: SGLang fails at startup.", "R5.6", kSource);
   }
   if (requested && m < *requested) {
     const bool mamba = a.hybrid_linear && final_why.rfind("The mamba state cap", 0) == 0;
-    ctx.finding(Severity::kWarning, mamba ? "running-requests-capped-by-mamba" : "running-requests-reduced",
-                {ctx.typed("max_running_requests")},
-                fmt::format("max_running_requests is {} per DP worker, below the requested {}: {}", m, *requested,
-                            mamba ? "the mamba state pool caps it" : "the KV cache capacity caps it"),
-                rule, kSource);
+    ctx.finding(
+        Severity::kWarning, mamba ? "running-requests-capped-by-mamba" : "running-requests-reduced",
+        {ctx.typed("max_running_requests")},
+        fmt::format("max_running_requests is {} per DP worker, below the requested {}: {}", m,
+                    *requested,
+                    mamba ? "the mamba state pool caps it" : "the KV cache capacity caps it"),
+        rule, kSource);
   }
 
   // R5.15: decode graphs are captured only up to req_to_token_pool.size (= max_running_requests).

@@ -17,7 +17,6 @@ std::string src(std::string_view function) {
   return fmt::format("{}.{}", kServerArgs, function);
 }
 
-
 // --- parallelism ------------------------------------------------------------------------
 
 Status resolve_parallelism(PlanContext& ctx) {
@@ -123,7 +122,8 @@ void resolve_speculative(PlanContext& ctx) {
     return;
   }
   std::string name = to_upper(*algo);
-  if (name == "NEXTN") name = "EAGLE";  // SpeculativeAlgorithm.from_string maps NEXTN to EAGLE
+  if (name == "NEXTN")
+    name = "EAGLE";  // SpeculativeAlgorithm.from_string maps NEXTN to EAGLE
   a.speculative_algorithm = name;
   auto steps = ctx.in.optional_integer("speculative_num_steps");
   auto topk = ctx.in.optional_integer("speculative_eagle_topk");
@@ -131,19 +131,33 @@ void resolve_speculative(PlanContext& ctx) {
   // speculative_hook.py::_auto_choose_speculative_params (steps, topk, draft tokens), by era.
   const std::string& arch = ctx.scenario.model.architecture;
   std::int64_t auto_steps = 3, auto_topk = 1, auto_draft = 4;
-  const bool llama_like = arch == "LlamaForCausalLM" || arch == "Grok1ForCausalLM" || arch == "Grok1VForCausalLM";
-  const bool deepseek = arch == "DeepseekV3ForCausalLM" || arch == "DeepseekV2ForCausalLM" || arch == "DeepseekV32ForCausalLM";
+  const bool llama_like =
+      arch == "LlamaForCausalLM" || arch == "Grok1ForCausalLM" || arch == "Grok1VForCausalLM";
+  const bool deepseek = arch == "DeepseekV3ForCausalLM" || arch == "DeepseekV2ForCausalLM" ||
+                        arch == "DeepseekV32ForCausalLM";
   switch (ctx.rules.speculative_params) {
-    case 0: auto_steps = 5; auto_topk = 8; auto_draft = 64; break;  // the fields' defaults
-    case 1: auto_steps = 5; auto_topk = 4; auto_draft = 8; break;
+    case 0:
+      auto_steps = 5;
+      auto_topk = 8;
+      auto_draft = 64;
+      break;  // the fields' defaults
+    case 1:
+      auto_steps = 5;
+      auto_topk = 4;
+      auto_draft = 8;
+      break;
     case 2:
       if (!deepseek && !(name == "STANDALONE" && ctx.rules.standalone_reserve)) {
-        auto_steps = 5; auto_topk = 4; auto_draft = 8;
+        auto_steps = 5;
+        auto_topk = 4;
+        auto_draft = 8;
       }
       break;
     default:
       if (llama_like && name != "STANDALONE") {
-        auto_steps = 5; auto_topk = 4; auto_draft = 8;
+        auto_steps = 5;
+        auto_topk = 4;
+        auto_draft = 8;
       }
       break;
   }
@@ -154,7 +168,8 @@ void resolve_speculative(PlanContext& ctx) {
   a.speculative_steps = steps.value_or(auto_steps);
   a.speculative_topk = topk.value_or(auto_topk);
   a.speculative_draft_tokens = draft.value_or(auto_draft);
-  if (name != "NGRAM" && a.speculative_topk == 1 && a.speculative_draft_tokens != a.speculative_steps + 1) {
+  if (name != "NGRAM" && a.speculative_topk == 1 &&
+      a.speculative_draft_tokens != a.speculative_steps + 1) {
     a.speculative_draft_tokens = a.speculative_steps + 1;
   }
   const std::string auto_why = fmt::format(

@@ -2,11 +2,11 @@
 
 #include "core/text.h"
 #include "engines/sglang/sglang_command.h"
-#include "engines/sglang/sglang_log_grammar.h"
 #include "engines/sglang/sglang_flags.h"
-#include "engines/sglang/sglang_lint.h"
-#include "engines/sglang/sglang_log_scenario.h"
 #include "engines/sglang/sglang_hypotheses.h"
+#include "engines/sglang/sglang_lint.h"
+#include "engines/sglang/sglang_log_grammar.h"
+#include "engines/sglang/sglang_log_scenario.h"
 #include "engines/sglang/sglang_planner.h"
 #include "engines/sglang/sglang_rules.h"
 #include "engines/sglang/sglang_twin_profile.h"
@@ -75,15 +75,21 @@ Result<Plan> SglangEngine::plan(const Scenario& scenario) const {
 }
 
 std::vector<std::string> SglangEngine::setting_names() const {
-  return {"attention_backend.resolved", "flashinfer_allreduce_fusion_backend.resolved",
-          "cuda_graph_backend_prefill.resolved", "mamba_radix_cache_strategy.resolved", "page_size.resolved",
-          "kv_cache_dtype.resolved", "speculative_num_draft_tokens.resolved"};
+  return {"attention_backend.resolved",
+          "flashinfer_allreduce_fusion_backend.resolved",
+          "cuda_graph_backend_prefill.resolved",
+          "mamba_radix_cache_strategy.resolved",
+          "page_size.resolved",
+          "kv_cache_dtype.resolved",
+          "speculative_num_draft_tokens.resolved"};
 }
 
 FlagEffect SglangEngine::flag_effect(const std::string& canonical) const {
   const FlagSpec* spec = find_capacity_flag(canonical);
   if (spec == nullptr) {
-    return {"", "not modelled: servescope knows no sizing effect of it (it is kept and reported, not dropped)"};
+    return {"",
+            "not modelled: servescope knows no sizing effect of it (it is kept and reported, not "
+            "dropped)"};
   }
   return {"arg." + spec->field, spec->runtime_effect};
 }

@@ -188,16 +188,19 @@ std::vector<FlagSpec> build_capacity_flags() {
   deprecated("--piecewise-cuda-graph-max-tokens", "cuda_graph_max_bs_prefill", T::kInt,
              "--cuda-graph-max-bs-prefill", "Largest prefill token count captured (old name).")
       .min = 1;
-  add(flag("--enable-piecewise-cuda-graph", "enable_piecewise_cuda_graph", T::kBool, "False", "Opt-in piecewise prefill CUDA graph (2025-10-11 … 2026-03-01; on by default afterwards)."));
+  add(flag(
+      "--enable-piecewise-cuda-graph", "enable_piecewise_cuda_graph", T::kBool, "False",
+      "Opt-in piecewise prefill CUDA graph (2025-10-11 … 2026-03-01; on by default afterwards)."));
   {
     FlagSpec& f = add(flag("--enable-torch-compile", "enable_torch_compile", T::kBool, "False",
-           "torch.compile the model; disables the tc_piecewise prefill graph."));
-    f.runtime_effect = "compiles the model at startup; it only disables the tc_piecewise prefill graph";
+                           "torch.compile the model; disables the tc_piecewise prefill graph."));
+    f.runtime_effect =
+        "compiles the model at startup; it only disables the tc_piecewise prefill graph";
   }
   {
     FlagSpec& f = at_least(add(flag("--torch-compile-max-bs", "torch_compile_max_bs", T::kInt, "32",
-                    "Largest batch torch.compile captures.")),
-           1);
+                                    "Largest batch torch.compile captures.")),
+                           1);
     f.runtime_effect = "bounds torch.compile capture at run time";
   }
 
@@ -265,22 +268,24 @@ std::vector<FlagSpec> build_capacity_flags() {
 
   // Kernels and backends.
   {
-    FlagSpec& f = add(flag("--attention-backend", "attention_backend", T::kString, "None (by GPU, §2.3)",
-           "Attention kernels."));
-    f.runtime_effect = "chooses attention kernels; sizes no pool except through the page size some backends need";
+    FlagSpec& f = add(flag("--attention-backend", "attention_backend", T::kString,
+                           "None (by GPU, §2.3)", "Attention kernels."));
+    f.runtime_effect =
+        "chooses attention kernels; sizes no pool except through the page size some backends need";
   }
   {
-    FlagSpec& f = add(flag("--prefill-attention-backend", "prefill_attention_backend", T::kString, "None",
-           "Prefill attention kernels."));
+    FlagSpec& f = add(flag("--prefill-attention-backend", "prefill_attention_backend", T::kString,
+                           "None", "Prefill attention kernels."));
     f.runtime_effect = "chooses prefill attention kernels at run time";
   }
   {
-    FlagSpec& f = add(flag("--decode-attention-backend", "decode_attention_backend", T::kString, "None",
-           "Decode attention kernels."));
+    FlagSpec& f = add(flag("--decode-attention-backend", "decode_attention_backend", T::kString,
+                           "None", "Decode attention kernels."));
     f.runtime_effect = "chooses decode attention kernels at run time";
   }
   {
-    FlagSpec& f = add(flag("--moe-runner-backend", "moe_runner_backend", T::kString, "auto", "Fused-MoE kernels."));
+    FlagSpec& f = add(flag("--moe-runner-backend", "moe_runner_backend", T::kString, "auto",
+                           "Fused-MoE kernels."));
     f.runtime_effect = "chooses the fused-MoE kernels at run time";
   }
   {
@@ -291,35 +296,42 @@ std::vector<FlagSpec> build_capacity_flags() {
                  "ascend_fuseep", "flashinfer", "megamoe",  "ascend_tp"};
   }
   {
-    FlagSpec& f = add(flag("--fp8-gemm-runner-backend", "fp8_gemm_runner_backend", T::kString, "auto",
-           "FP8 GEMM kernels (cutlass on SM120)."));
+    FlagSpec& f = add(flag("--fp8-gemm-runner-backend", "fp8_gemm_runner_backend", T::kString,
+                           "auto", "FP8 GEMM kernels (cutlass on SM120)."));
     f.runtime_effect = "chooses FP8 GEMM kernels at run time";
   }
   {
-    FlagSpec& f = add(flag("--enable-fused-moe-sum-all-reduce", "enable_fused_moe_sum_all_reduce", T::kBool,
-           "False",
-           "Fuses the top-k expert sum into the second MoE GEMM (Triton runner, top-k > 2); no "
-           "memory effect."));
-    f.runtime_effect = "consumed only at runtime by the Triton fused-MoE kernel (top-k > 2), which sums the top-k expert outputs inside the second GEMM; no pool is sized from it (§9.2)";
+    FlagSpec& f = add(flag(
+        "--enable-fused-moe-sum-all-reduce", "enable_fused_moe_sum_all_reduce", T::kBool, "False",
+        "Fuses the top-k expert sum into the second MoE GEMM (Triton runner, top-k > 2); no "
+        "memory effect."));
+    f.runtime_effect =
+        "consumed only at runtime by the Triton fused-MoE kernel (top-k > 2), which sums the top-k "
+        "expert outputs inside the second GEMM; no pool is sized from it (§9.2)";
   }
   {
-    FlagSpec& f = deprecated("--enable-flashinfer-allreduce-fusion", "enable_flashinfer_allreduce_fusion", T::kBool,
-             "--flashinfer-allreduce-fusion-backend auto",
-             "FlashInfer allreduce + residual + RMSNorm fusion (SM90/SM10x only); workspaces are "
-             "allocated after the pools are sized.");
-    f.runtime_effect = "fuses the TP all-reduce with residual add and RMSNorm at run time; its workspaces (about 0.4 GB per rank) are allocated at warmup, after the KV and mamba pools are sized (§9.1)";
+    FlagSpec& f = deprecated(
+        "--enable-flashinfer-allreduce-fusion", "enable_flashinfer_allreduce_fusion", T::kBool,
+        "--flashinfer-allreduce-fusion-backend auto",
+        "FlashInfer allreduce + residual + RMSNorm fusion (SM90/SM10x only); workspaces are "
+        "allocated after the pools are sized.");
+    f.runtime_effect =
+        "fuses the TP all-reduce with residual add and RMSNorm at run time; its workspaces (about "
+        "0.4 GB per rank) are allocated at warmup, after the KV and mamba pools are sized (§9.1)";
   }
   {
     FlagSpec& f = add(flag("--flashinfer-allreduce-fusion-backend",
                            "flashinfer_allreduce_fusion_backend", T::kChoice, "None",
                            "FlashInfer allreduce fusion backend (SM90: trtllm, SM10x: mnnvl)."));
-    f.runtime_effect = "selects the FlashInfer all-reduce fusion backend at run time; workspaces are allocated after the pools are sized (§9.1)";
+    f.runtime_effect =
+        "selects the FlashInfer all-reduce fusion backend at run time; workspaces are allocated "
+        "after the pools are sized (§9.1)";
     f.choices = {"auto", "trtllm", "mnnvl"};
   }
   {
     FlagSpec& f = add(flag("--enforce-disable-flashinfer-allreduce-fusion",
-           "enforce_disable_flashinfer_allreduce_fusion", T::kBool, "False",
-           "Turns FlashInfer allreduce fusion off, overriding auto-enable."));
+                           "enforce_disable_flashinfer_allreduce_fusion", T::kBool, "False",
+                           "Turns FlashInfer allreduce fusion off, overriding auto-enable."));
     f.runtime_effect = "turns the run-time all-reduce fusion off; no pool is sized from it";
   }
 

@@ -16,9 +16,12 @@ namespace {
 const Fact* first_of(const std::vector<Fact>& facts, std::string_view kind) {
   const Fact* any = nullptr;
   for (const Fact& f : facts) {
-    if (f.kind != kind) continue;
-    if (f.rank.is_primary()) return &f;
-    if (any == nullptr) any = &f;
+    if (f.kind != kind)
+      continue;
+    if (f.rank.is_primary())
+      return &f;
+    if (any == nullptr)
+      any = &f;
   }
   return any;
 }
@@ -34,9 +37,11 @@ const FlagSpec* flag_for_field(std::string_view field) {
       {"cuda_graph_config.prefill.backend", "--cuda-graph-backend-prefill"},
   };
   for (const auto& [key, flag] : kNested) {
-    if (field == key) return find_capacity_flag(flag);
+    if (field == key)
+      return find_capacity_flag(flag);
   }
-  if (field.find('.') != std::string_view::npos) return nullptr;
+  if (field.find('.') != std::string_view::npos)
+    return nullptr;
   std::string flag = "--" + std::string(field);
   std::replace(flag.begin(), flag.end(), '_', '-');
   return find_capacity_flag(flag);
@@ -46,39 +51,66 @@ const FlagSpec* flag_for_field(std::string_view field) {
 // predicts them, so the prediction is the rule's and not the log's own value.
 bool derived_by_engine(std::string_view field) {
   static const std::set<std::string_view, std::less<>> kDerived = {
-      "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "cuda_graph_bs",
-      "cuda_graph_config.decode.max_bs", "cuda_graph_config.decode.bs", "cuda_graph_config.decode.backend",
-      "cuda_graph_config.prefill.max_bs", "cuda_graph_config.prefill.bs", "cuda_graph_config.prefill.backend",
-      "disable_piecewise_cuda_graph", "enforce_piecewise_cuda_graph", "mamba_radix_cache_strategy",
-      "mamba_scheduler_strategy", "disable_overlap_schedule", "attention_backend", "prefill_attention_backend",
-      "decode_attention_backend", "flashinfer_allreduce_fusion_backend", "speculative_num_steps",
-      "speculative_eagle_topk", "speculative_num_draft_tokens", "page_size", "max_mamba_cache_size",
-      "linear_attn_backend", "moe_runner_backend", "fp8_gemm_runner_backend", "enable_dp_attention"};
+      "mem_fraction_static",
+      "chunked_prefill_size",
+      "cuda_graph_max_bs",
+      "cuda_graph_bs",
+      "cuda_graph_config.decode.max_bs",
+      "cuda_graph_config.decode.bs",
+      "cuda_graph_config.decode.backend",
+      "cuda_graph_config.prefill.max_bs",
+      "cuda_graph_config.prefill.bs",
+      "cuda_graph_config.prefill.backend",
+      "disable_piecewise_cuda_graph",
+      "enforce_piecewise_cuda_graph",
+      "mamba_radix_cache_strategy",
+      "mamba_scheduler_strategy",
+      "disable_overlap_schedule",
+      "attention_backend",
+      "prefill_attention_backend",
+      "decode_attention_backend",
+      "flashinfer_allreduce_fusion_backend",
+      "speculative_num_steps",
+      "speculative_eagle_topk",
+      "speculative_num_draft_tokens",
+      "page_size",
+      "max_mamba_cache_size",
+      "linear_attn_backend",
+      "moe_runner_backend",
+      "fp8_gemm_runner_backend",
+      "enable_dp_attention"};
   return kDerived.count(field) > 0;
 }
 
 std::string value_text(const Value& v) {
-  if (v.is_double()) return fmt::format("{}", v.as_number());
+  if (v.is_double())
+    return fmt::format("{}", v.as_number());
   return v.to_string();
 }
 
 // Appends the flag for one server_args field; false when the field is unset or not a flag.
 bool append_flag(std::vector<std::string>& words, std::string_view field, const Value& v) {
   const FlagSpec* spec = flag_for_field(field);
-  if (spec == nullptr || v.is_none()) return false;
+  if (spec == nullptr || v.is_none())
+    return false;
   if (spec->type == FlagType::kBool || spec->const_value) {
-    if (!v.is_bool() || !v.as_bool()) return false;
+    if (!v.is_bool() || !v.as_bool())
+      return false;
     words.push_back(spec->name);
     return true;
   }
-  if (v.is_bool()) return false;
+  if (v.is_bool())
+    return false;
   if (v.is_list()) {
-    if (v.as_list().empty()) return false;
+    if (v.as_list().empty())
+      return false;
     words.push_back(spec->name);
-    for (std::int64_t x : v.as_list()) words.push_back(std::to_string(x));
+    for (std::int64_t x : v.as_list())
+      words.push_back(std::to_string(x));
     return true;
   }
-  if (v.is_string() && v.as_string().empty()) return false;
+  if (v.is_string() && v.as_string().empty())
+    return false;
   words.push_back(spec->name);
   words.push_back(value_text(v));
   return true;
@@ -106,23 +138,28 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   if (args != nullptr) {
     for (const Field& field : args->fields) {
       const bool added = append_flag(resolved, field.name, field.value);
-      if (added && !derived_by_engine(field.name)) append_flag(undetermined, field.name, field.value);
+      if (added && !derived_by_engine(field.name))
+        append_flag(undetermined, field.name, field.value);
     }
-    if (auto mp = args->text("model_path")) out.model_path = *mp;
+    if (auto mp = args->text("model_path"))
+      out.model_path = *mp;
   }
   if (out.model_path.empty() && out.typed_command_known) {
     auto parsed = parse_sglang_command(typed);
     if (parsed) {
-      if (const FlagSetting* m = parsed->command.find("--model-path")) out.model_path = m->value();
+      if (const FlagSetting* m = parsed->command.find("--model-path"))
+        out.model_path = m->value();
     }
   }
   if (args == nullptr) {
-    if (!out.typed_command_known) out.missing.push_back("the server_args dump or the launch command");
+    if (!out.typed_command_known)
+      out.missing.push_back("the server_args dump or the launch command");
     resolved = typed;
   }
   out.capacity_command = resolved;
   out.defaults_command = out.typed_command_known ? typed : undetermined;
-  if (out.model_path.empty()) out.missing.push_back("the model path (server_args model_path or --model-path)");
+  if (out.model_path.empty())
+    out.missing.push_back("the model path (server_args model_path or --model-path)");
 
   // Free memory around the weight load: SGLang sizes from the minimum over ranks; it prints
   // GiB to two decimals.
@@ -131,28 +168,37 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
     std::optional<double>* target = f.kind == "load_weight_begin" ? &cal.free_before_load_gib
                                     : f.kind == "load_weight_end" ? &cal.free_after_load_gib
                                                                   : nullptr;
-    if (target == nullptr) continue;
+    if (target == nullptr)
+      continue;
     if (auto v = f.number("avail_mem_gb"); v && (!*target || *v < **target)) {
       *target = *v;
-      out.calibration_lines[f.kind == "load_weight_begin" ? "free_before_load" : "free_after_load"] = f.line;
+      out.calibration_lines[f.kind == "load_weight_begin" ? "free_before_load"
+                                                          : "free_after_load"] = f.line;
     }
   }
-  if (cal.free_before_load_gib) out.rounding_gib["free_before_load"] = 0.005;
-  if (cal.free_after_load_gib) out.rounding_gib["free_after_load"] = 0.005;
+  if (cal.free_before_load_gib)
+    out.rounding_gib["free_before_load"] = 0.005;
+  if (cal.free_after_load_gib)
+    out.rounding_gib["free_after_load"] = 0.005;
   cal.rounding_gib = 0.005;
   cal.source = "log";
   out.calibration_complete = cal.free_before_load_gib && cal.free_after_load_gib;
-  if (!cal.free_before_load_gib) out.missing.push_back("\"Load weight begin. avail mem\" (free memory before the weights)");
-  if (!cal.free_after_load_gib) out.missing.push_back("\"Load weight end. ... avail mem\" (free memory after the weights)");
+  if (!cal.free_before_load_gib)
+    out.missing.push_back("\"Load weight begin. avail mem\" (free memory before the weights)");
+  if (!cal.free_after_load_gib)
+    out.missing.push_back("\"Load weight end. ... avail mem\" (free memory after the weights)");
   if (const Fact* gpu = first_of(facts, "gpu")) {
-    if (auto name = gpu->text("name")) out.gpu_name = *name;
+    if (auto name = gpu->text("name"))
+      out.gpu_name = *name;
   }
 
   // The figures.
   auto figure = [&](const Fact* f, std::string_view field, std::string output, bool from_defaults) {
-    if (f == nullptr) return;
+    if (f == nullptr)
+      return;
     const Value* v = f->find(field);
-    if (v == nullptr || v->is_none()) return;
+    if (v == nullptr || v->is_none())
+      return;
     out.figures.push_back({std::move(output), *v, f->line, f->raw, from_defaults});
   };
   const Fact* capacity = first_of(facts, "capacity");
@@ -163,15 +209,19 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   if (capacity == nullptr || !capacity->has("max_total_num_tokens")) {
     figure(first_of(facts, "kv_cache_allocated"), "tokens", "max_total_num_tokens", false);
   }
-  figure(first_of(facts, "mamba_cache_allocated"), "max_mamba_cache_size", "max_mamba_cache_size", false);
+  figure(first_of(facts, "mamba_cache_allocated"), "max_mamba_cache_size", "max_mamba_cache_size",
+         false);
   if (args != nullptr) {
     figure(args, "mem_fraction_static", "mem_fraction_static", true);
-    if (capacity == nullptr || !capacity->has("chunked_prefill_size")) figure(args, "chunked_prefill_size", "chunked_prefill_size", true);
+    if (capacity == nullptr || !capacity->has("chunked_prefill_size"))
+      figure(args, "chunked_prefill_size", "chunked_prefill_size", true);
     figure(args, "cuda_graph_max_bs", "cuda_graph_max_bs_decode.resolved", true);
     figure(args, "cuda_graph_config.decode.max_bs", "cuda_graph_max_bs_decode.resolved", true);
   }
   figure(first_of(facts, "cuda_graph_bs"), "bs", "cuda_graph_bs", false);
-  if (out.figures.empty()) out.missing.push_back("any capacity figure (max_total_num_tokens, max_running_requests, #tokens)");
+  if (out.figures.empty())
+    out.missing.push_back(
+        "any capacity figure (max_total_num_tokens, max_running_requests, #tokens)");
   return out;
 }
 
@@ -181,26 +231,37 @@ std::vector<Finding> sglang_log_consistency(const std::vector<Fact>& facts) {
   const auto limit = capacity != nullptr ? capacity->integer("max_running_requests") : std::nullopt;
   if (limit) {
     for (const Fact& f : facts) {
-      if (f.kind != "decode_batch" && f.kind != "prefill_batch") continue;
+      if (f.kind != "decode_batch" && f.kind != "prefill_batch")
+        continue;
       auto running = f.integer("running_req");
       if (running && *running > *limit) {
-        out.push_back({Severity::kError, "log-runs-above-limit", {},
-                       fmt::format("line {}: {} shows {} running requests, above max_running_requests={} (line {})", f.line,
-                                   f.kind == "decode_batch" ? "a decode batch" : "a prefill batch", *running, *limit,
-                                   capacity->line),
-                       "R5.1", "managers/scheduler.py"});
+        out.push_back(
+            {Severity::kError,
+             "log-runs-above-limit",
+             {},
+             fmt::format(
+                 "line {}: {} shows {} running requests, above max_running_requests={} (line {})",
+                 f.line, f.kind == "decode_batch" ? "a decode batch" : "a prefill batch", *running,
+                 *limit, capacity->line),
+             "R5.1",
+             "managers/scheduler.py"});
         break;
       }
     }
     for (const Fact& f : facts) {
-      if (f.kind != "cuda_graph_bs") continue;
+      if (f.kind != "cuda_graph_bs")
+        continue;
       const IntList* bs = f.int_list("bs");
       if (bs != nullptr && !bs->empty() && *std::max_element(bs->begin(), bs->end()) > *limit + 1) {
-        out.push_back({Severity::kError, "log-captures-above-limit", {},
-                       fmt::format("line {}: decode graphs captured up to {}, above max_running_requests={}: the pool "
+        out.push_back({Severity::kError,
+                       "log-captures-above-limit",
+                       {},
+                       fmt::format("line {}: decode graphs captured up to {}, above "
+                                   "max_running_requests={}: the pool "
                                    "clamp (R5.15) should prevent that",
                                    f.line, *std::max_element(bs->begin(), bs->end()), *limit),
-                       "R5.15", "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture"});
+                       "R5.15",
+                       "runner/base_cuda_graph_runner.py::get_batch_sizes_to_capture"});
       }
       break;
     }
@@ -230,13 +291,20 @@ std::vector<Finding> sglang_log_consistency(const std::vector<Fact>& facts) {
         }
       }
       if (*typed / dp != *limit) {
-        out.push_back({Severity::kWarning, "log-contradicts-command", {fmt::format("--max-running-requests {}", *typed)},
-                       fmt::format("the launch command ({}) sets --max-running-requests {} but the log's final line "
-                                   "(line {}) says max_running_requests={}, and no warning explains the difference: the "
-                                   "log may come from another run",
-                                   typed_line == 0 ? std::string("given after --") : fmt::format("line {}", typed_line), *typed,
-                                   capacity->line, *limit),
-                       "R5.4", "managers/scheduler.py::Scheduler.init_model_worker"});
+        out.push_back(
+            {Severity::kWarning,
+             "log-contradicts-command",
+             {fmt::format("--max-running-requests {}", *typed)},
+             fmt::format(
+                 "the launch command ({}) sets --max-running-requests {} but the log's final line "
+                 "(line {}) says max_running_requests={}, and no warning explains the difference: "
+                 "the "
+                 "log may come from another run",
+                 typed_line == 0 ? std::string("given after --")
+                                 : fmt::format("line {}", typed_line),
+                 *typed, capacity->line, *limit),
+             "R5.4",
+             "managers/scheduler.py::Scheduler.init_model_worker"});
       }
     }
   }

@@ -95,7 +95,8 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   plan.version = scenario.version.label;
   plan.version_basis = scenario.version.basis;
   SglangInputs inputs(scenario.command, plan.graph);
-  const RuleVariant variant = rules_for_date(scenario.version.main_date, scenario.version.cherry_picks);
+  const RuleVariant variant =
+      rules_for_date(scenario.version.main_date, scenario.version.cherry_picks);
   PlanContext ctx{scenario, variant, variant.rules, plan, inputs, {}};
   plan.version_basis = scenario.version.basis + "; " + variant.describe();
   if (!scenario.hardware.gpu_note.empty()) {

@@ -25,7 +25,8 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.running_requests = RunningRequestsEra::kPoolPlusOne; }},
     {"2024-11-15", "#2044", "GPUs under 25000 MiB: chunked prefill 2048, decode graphs up to 4",
      [](R& r) { r.tiers = TierDefaults::kSmallGpuBs4; }},
-    {"2024-11-16", "#2053", "tp ≥ 8 default mem_fraction_static 0.82; DP attention halves chunked prefill",
+    {"2024-11-16", "#2053",
+     "tp ≥ 8 default mem_fraction_static 0.82; DP attention halves chunked prefill",
      [](R& r) {
        r.tp8_fraction = 0.82;
        r.dp_attention_chunk_divisor = 2;
@@ -36,7 +37,8 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.tp8_fraction = 0.81; }},
     {"2024-12-06", "#2360", "GPUs under 25000 MiB: decode graphs up to 8 (tp < 4) or 80",
      [](R& r) { r.tiers = TierDefaults::kSmallGpuBs8Or80; }},
-    {"2025-03-05", "#3986", "EAGLE: target and draft share T plus headroom; unset max_running_requests → 32",
+    {"2025-03-05", "#3986",
+     "EAGLE: target and draft share T plus headroom; unset max_running_requests → 32",
      [](R& r) {
        r.draft_kv = DraftKv::kHeadroom;
        r.speculative_default_running_requests = 32;
@@ -48,14 +50,18 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.dp_attention_chunk_divisor = -1; }},
     {"2025-03-30", "#4908", "speculative decoding: unset max_running_requests → 48",
      [](R& r) { r.speculative_default_running_requests = 48; }},
-    {"2025-04-21", "#5604", "cards above 80 GiB: mem_fraction_static (gpu − 13 GiB)/gpu; big GPUs leave decode max_bs to the capture list",
+    {"2025-04-21", "#5604",
+     "cards above 80 GiB: mem_fraction_static (gpu − 13 GiB)/gpu; big GPUs leave decode max_bs to "
+     "the capture list",
      [](R& r) {
        r.big_gpu = BigGpuFraction::kMinus13GibAbove80;
        r.tiers = TierDefaults::kRuntimeMaxBs;
      }},
-    {"2025-04-29", "#5893", "cards above 96 GiB: table fraction raised, capped at (gpu − 18 GiB)/gpu",
+    {"2025-04-29", "#5893",
+     "cards above 96 GiB: table fraction raised, capped at (gpu − 18 GiB)/gpu",
      [](R& r) { r.big_gpu = BigGpuFraction::kCapAbove96; }},
-    {"2025-04-30", "#5724", "fraction table by tp·pp, only up to 80 GiB (else 0.88), then the 96 GiB cap",
+    {"2025-04-30", "#5724",
+     "fraction table by tp·pp, only up to 80 GiB (else 0.88), then the 96 GiB cap",
      [](R& r) { r.big_gpu = BigGpuFraction::kTableUpTo80ThenCap; }},
     {"2025-05-12", "#6201", "decode capture list [1,2,4,8] + 16..160 step 8, extended on big GPUs",
      [](R& r) { r.decode_list = DecodeCaptureList::kUpTo160Stepped; }},
@@ -69,21 +75,25 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.speculative_params = 2; }},
     {"2025-06-01", "#6803", "request pool sized estimate (no + 1) → 2048",
      [](R& r) { r.running_requests = RunningRequestsEra::kPoolAgain; }},
-    {"2025-06-10", "#7054", "mem_fraction_static from a reserve by GPU tier; chunked prefill tiers by 35/160 GiB",
+    {"2025-06-10", "#7054",
+     "mem_fraction_static from a reserve by GPU tier; chunked prefill tiers by 35/160 GiB",
      [](R& r) {
        r.mem_fraction = MemFractionRule::kReserveByTier;
        r.tiers = TierDefaults::kTiers35;
        r.speculative_reserve_mib = 2048;
      }},
-    {"2025-06-27", "#6563", "hybrid sliding-window models (Llama 4, later gpt-oss) get separate full and SWA pools",
+    {"2025-06-27", "#6563",
+     "hybrid sliding-window models (Llama 4, later gpt-oss) get separate full and SWA pools",
      [](R& r) { r.hybrid_swa_pools = true; }},
     {"2025-07-04", "#7748", "multimodal models: mem_fraction_static × 0.90",
      [](R& r) { r.vlm_factor = 1; }},
-    {"2025-07-18", "#8161", "multimodal factor scaled by the ViT size (adjust_mem_fraction_for_vlm)",
+    {"2025-07-18", "#8161",
+     "multimodal factor scaled by the ViT size (adjust_mem_fraction_for_vlm)",
      [](R& r) { r.vlm_factor = 2; }},
     {"2025-09-07", "#10090", "STANDALONE speculative decoding reserves 6 GiB",
      [](R& r) { r.standalone_reserve = true; }},
-    {"2025-09-11", "#10233", "mamba state pool for hybrid models (512 slots or max_running_requests)",
+    {"2025-09-11", "#10233",
+     "mamba state pool for hybrid models (512 slots or max_running_requests)",
      [](R& r) { r.mamba = MambaPool::kFixed; }},
     {"2025-09-27", "#10372", "reserve tiers raised; decode capture list generated in server_args",
      [](R& r) {
@@ -91,7 +101,8 @@ const std::vector<ChangePoint> kChangePoints = {
        r.tiers = TierDefaults::kTiers50;
        r.decode_list = DecodeCaptureList::kGenerated;
      }},
-    {"2025-09-29", "#11076", "reserve formula 512 + 1.5·chunk + 2·max_bs + tp·pp/8 GiB, 10 GiB floor; tiers to 60 GiB",
+    {"2025-09-29", "#11076",
+     "reserve formula 512 + 1.5·chunk + 2·max_bs + tp·pp/8 GiB, 10 GiB floor; tiers to 60 GiB",
      [](R& r) {
        r.mem_fraction = MemFractionRule::kReserveFormula;
        r.tiers = TierDefaults::kTiers60;
@@ -110,7 +121,9 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.decode_list_speculative_64 = true; }},
     {"2025-11-10", "#12996", "piecewise graph reserves max_tokens // 4 MiB when enabled",
      [](R& r) { r.prefill_graph_reserve = PrefillGraphReserve::kMaxTokensDiv4; }},
-    {"2025-12-14", "#14792", "mamba strategies (auto → no_buffer); speculative intermediates first; FlashInfer fusion auto-enabled incl. SM120 (#14764)",
+    {"2025-12-14", "#14792",
+     "mamba strategies (auto → no_buffer); speculative intermediates first; FlashInfer fusion "
+     "auto-enabled incl. SM120 (#14764)",
      [](R& r) {
        r.mamba = MambaPool::kIntermediateFirst;
        r.mamba_no_buffer_ratio_bug = true;
@@ -119,7 +132,8 @@ const std::vector<ChangePoint> kChangePoints = {
      }},
     {"2025-12-19", "#15207", "MHA cell uses head_dim + v_head_dim",
      [](R& r) { r.cell_uses_v_head_dim = true; }},
-    {"2025-12-24", "#15748", "draft KV shares T without headroom; piecewise reserve max_tokens // 8 (#15700)",
+    {"2025-12-24", "#15748",
+     "draft KV shares T without headroom; piecewise reserve max_tokens // 8 (#15700)",
      [](R& r) {
        r.draft_kv = DraftKv::kShared;
        r.prefill_graph_reserve = PrefillGraphReserve::kMaxTokensDiv8;
@@ -135,7 +149,8 @@ const std::vector<ChangePoint> kChangePoints = {
        r.prefill_graph_reserve = PrefillGraphReserve::kSizesTimes8;
        r.prefill_list = 1;
      }},
-    {"2026-01-22", "#17591", "FlashInfer fusion gated to SM90/SM100 in the communicator: silently inactive on SM120",
+    {"2026-01-22", "#17591",
+     "FlashInfer fusion gated to SM90/SM100 in the communicator: silently inactive on SM120",
      [](R& r) { r.fusion_on_unsupported_gpu = FusionOnUnsupportedGpu::kSilentlyInactive; }},
     {"2026-01-29", "#17956", "prefill capture list 576..1024 step 64 (58 sizes for 8192)",
      [](R& r) { r.prefill_list = 2; }},
@@ -143,13 +158,15 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.vlm_skipped_for_language_only = true; }},
     {"2026-02-26", "#19418", "speculative reserve 4 GiB",
      [](R& r) { r.speculative_reserve_mib = 4096; }},
-    {"2026-03-02", "#16331", "piecewise CUDA graph on by default (auto-disabled before the reserve); MLA reserve 1.5 GiB",
+    {"2026-03-02", "#16331",
+     "piecewise CUDA graph on by default (auto-disabled before the reserve); MLA reserve 1.5 GiB",
      [](R& r) {
        r.prefill_graph = PrefillGraphEra::kDefaultOn;
        r.prefill_graph_reserve = PrefillGraphReserve::kSizesTimes8OrMla;
        r.prefill_graph_off_for_speculative = true;
      }},
-    {"2026-03-06", "#20063", "request pool for a user value divided by dp; extra_buffer slots by overlap (#20058)",
+    {"2026-03-06", "#20063",
+     "request pool for a user value divided by dp; extra_buffer slots by overlap (#20058)",
      [](R& r) {
        r.user_pool_divided_by_dp = true;
        r.extra_buffer_ratio_by_overlap = true;
@@ -160,27 +177,33 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.decode_list_appends_max_bs = true; }},
     {"2026-04-16", "#22128", "speculative decoding no longer disables the piecewise graph",
      [](R& r) { r.prefill_graph_off_for_speculative = false; }},
-    {"2026-04-19", "#21249", "FlashInfer fusion workspace pre-initialised at warmup; failure → warning",
+    {"2026-04-19", "#21249",
+     "FlashInfer fusion workspace pre-initialised at warmup; failure → warning",
      [](R& r) { r.fusion_on_unsupported_gpu = FusionOnUnsupportedGpu::kWorkspaceWarning; }},
     {"2026-05-27", "#23837", "mamba pool solved jointly with speculative intermediates",
      [](R& r) { r.mamba = MambaPool::kJointSolve; }},
     {"2026-06-09", "#23906", "per-phase cuda_graph_config; prefill default tc_piecewise",
      [](R& r) { r.prefill_graph = PrefillGraphEra::kPerPhaseConfig; }},
-    {"2026-06-12", "#27399", "explicit --max-running-requests respected up to T//2; speculative reserve replaced by draft KV cell scaling (#23862)",
+    {"2026-06-12", "#27399",
+     "explicit --max-running-requests respected up to T//2; speculative reserve replaced by draft "
+     "KV cell scaling (#23862)",
      [](R& r) {
        r.running_requests = RunningRequestsEra::kUserRespected;
        r.speculative_reserve_mib = 0;
        r.standalone_reserve = false;
        r.draft_kv = DraftKv::kCellScaling;
      }},
-    {"2026-06-15", "#23402", "--enable-flashinfer-allreduce-fusion deprecated → --flashinfer-allreduce-fusion-backend auto",
+    {"2026-06-15", "#23402",
+     "--enable-flashinfer-allreduce-fusion deprecated → --flashinfer-allreduce-fusion-backend auto",
      [](R& r) { r.fusion_flag_deprecated = true; }},
-    {"2026-06-18", "#28151", "--mamba-radix-cache-strategy; auto → extra_buffer with overlap (5 slots per request)",
+    {"2026-06-18", "#28151",
+     "--mamba-radix-cache-strategy; auto → extra_buffer with overlap (5 slots per request)",
      [](R& r) {
        r.mamba_auto_extra_buffer = true;
        r.mamba_strategy_renamed = true;
      }},
-    {"2026-06-23", "#28789", "FlashInfer fusion on SM120 raises ValueError at warmup: startup fails",
+    {"2026-06-23", "#28789",
+     "FlashInfer fusion on SM120 raises ValueError at warmup: startup fails",
      [](R& r) { r.fusion_on_unsupported_gpu = FusionOnUnsupportedGpu::kStartupFailure; }},
     {"2026-07-01", "#29458", "prefill CUDA graph defaults to breakable on CUDA",
      [](R& r) { r.breakable_prefill_default = true; }},
@@ -192,9 +215,11 @@ const std::vector<ChangePoint> kChangePoints = {
 };
 
 bool is_date(std::string_view s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-')
+    return false;
   for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u}) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+    if (!std::isdigit(static_cast<unsigned char>(s[i])))
+      return false;
   }
   return true;
 }
@@ -211,20 +236,25 @@ const std::vector<Release>& releases() {
   static const std::vector<Release> kReleases = [] {
     std::vector<Release> out;
     const std::string_view* text = find_embedded_file("sglang/releases.csv");
-    if (text == nullptr) throw std::logic_error("data/sglang/releases.csv was not embedded");
+    if (text == nullptr)
+      throw std::logic_error("data/sglang/releases.csv was not embedded");
     auto rows = read_csv(*text);
-    if (!rows) throw std::logic_error("data/sglang/releases.csv: " + rows.message());
+    if (!rows)
+      throw std::logic_error("data/sglang/releases.csv: " + rows.message());
     bool header_seen = false;
     for (const auto& row : *rows) {
-      if (row.empty() || row[0].empty() || row[0][0] == '#') continue;
+      if (row.empty() || row[0].empty() || row[0][0] == '#')
+        continue;
       if (!header_seen) {
         header_seen = true;  // release,main_date,confidence,cherry_picks,evidence
         continue;
       }
-      if (row.size() < 5) continue;
+      if (row.size() < 5)
+        continue;
       Release r{row[0], row[1], row[2], {}, row[4]};
       for (std::string_view c : split(row[3], ' ')) {
-        if (!c.empty()) r.cherry_picks.emplace_back(c);
+        if (!c.empty())
+          r.cherry_picks.emplace_back(c);
       }
       out.push_back(std::move(r));
     }
@@ -235,18 +265,24 @@ const std::vector<Release>& releases() {
 
 }  // namespace
 
-const std::vector<ChangePoint>& change_points() { return kChangePoints; }
+const std::vector<ChangePoint>& change_points() {
+  return kChangePoints;
+}
 
-std::string_view newest_modelled_date() { return kNewestDate; }
+std::string_view newest_modelled_date() {
+  return kNewestDate;
+}
 
 RuleVariant rules_for_date(std::string_view date, const std::vector<std::string>& cherry_picks) {
   RuleVariant v;
   v.date = std::string(date);
   for (const ChangePoint& c : kChangePoints) {
-    const bool picked = std::find(cherry_picks.begin(), cherry_picks.end(), c.pr) != cherry_picks.end();
+    const bool picked =
+        std::find(cherry_picks.begin(), cherry_picks.end(), c.pr) != cherry_picks.end();
     if (c.date <= date || picked) {
       c.apply(v.rules);
-      if (c.date <= date) v.latest = &c;
+      if (c.date <= date)
+        v.latest = &c;
     } else if (v.next == nullptr) {
       v.next = &c;
     }
@@ -256,51 +292,64 @@ RuleVariant rules_for_date(std::string_view date, const std::vector<std::string>
 
 std::string RuleVariant::describe() const {
   std::string out = fmt::format("main {}", date);
-  if (latest != nullptr) out += fmt::format(": rules since {} ({} {})", latest->date, latest->pr, latest->what);
-  if (next != nullptr) out += fmt::format("; ended {} by {} ({})", next->date, next->pr, next->what);
+  if (latest != nullptr)
+    out += fmt::format(": rules since {} ({} {})", latest->date, latest->pr, latest->what);
+  if (next != nullptr)
+    out += fmt::format("; ended {} by {} ({})", next->date, next->pr, next->what);
   return out;
 }
 
 Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
   std::string spec(trim(spec_view));
   if (spec.empty() || spec == "latest" || spec == "main") {
-    return EngineVersion{std::string(kNewestDate), std::string(kNewestDate),
-                         "newest modelled: main 2026-07-20 (8905cbd42)", {}};
+    return EngineVersion{std::string(kNewestDate),
+                         std::string(kNewestDate),
+                         "newest modelled: main 2026-07-20 (8905cbd42)",
+                         {}};
   }
   if (is_date(spec)) {
     if (spec > kNewestDate) {
-      return EngineVersion{spec, std::string(kNewestDate),
-                           fmt::format("main {} is newer than the newest modelled date; rules of {} apply", spec,
-                                       kNewestDate),
-                           {}};
+      return EngineVersion{
+          spec,
+          std::string(kNewestDate),
+          fmt::format("main {} is newer than the newest modelled date; rules of {} apply", spec,
+                      kNewestDate),
+          {}};
     }
     if (spec < "2024-09-01") {
-      return fail(fmt::format("--engine sglang@{}: dates before 2024-09-01 are not modelled", spec));
+      return fail(
+          fmt::format("--engine sglang@{}: dates before 2024-09-01 are not modelled", spec));
     }
     return EngineVersion{spec, spec, "main-branch date", {}};
   }
   std::string name = spec;
-  if (!name.empty() && (name[0] == 'v' || name[0] == 'V')) name.erase(0, 1);
+  if (!name.empty() && (name[0] == 'v' || name[0] == 'V'))
+    name.erase(0, 1);
   for (int pass = 0; pass < 2; ++pass) {
     std::string candidate = name;
     if (pass == 1) {
       // A .devN or .postN build we do not list falls back to its release line.
       for (std::string_view suffix : {".dev", ".post", "rc"}) {
         auto at = candidate.find(suffix);
-        if (at != std::string::npos) candidate.erase(at);
+        if (at != std::string::npos)
+          candidate.erase(at);
       }
     }
     for (const Release& r : releases()) {
       if (r.name == candidate) {
-        return EngineVersion{spec, r.date,
-                             fmt::format("release {} ≈ main {} ({}{})", r.name, r.date, r.confidence,
-                                         r.cherry_picks.empty() ? "" : fmt::format(", with {}", fmt::join(r.cherry_picks, " "))),
-                             r.cherry_picks};
+        return EngineVersion{
+            spec, r.date,
+            fmt::format("release {} ≈ main {} ({}{})", r.name, r.date, r.confidence,
+                        r.cherry_picks.empty()
+                            ? ""
+                            : fmt::format(", with {}", fmt::join(r.cherry_picks, " "))),
+            r.cherry_picks};
       }
     }
   }
-  return fail(fmt::format("--engine sglang@{}: unknown version; give a release ({} … {}) or a main date YYYY-MM-DD",
-                          spec, releases().front().name, releases().back().name));
+  return fail(fmt::format(
+      "--engine sglang@{}: unknown version; give a release ({} … {}) or a main date YYYY-MM-DD",
+      spec, releases().front().name, releases().back().name));
 }
 
 }  // namespace servescope::sglang

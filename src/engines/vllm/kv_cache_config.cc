@@ -486,9 +486,8 @@ void resolve_kv_cache(PlanContext& ctx) {
     std::int64_t min_block = INT64_MAX;
     for (const Group& gp : w0)
       min_block = std::min(min_block, gp.spec.block_size);
-    const std::int64_t per_block = gr.kind == Grouping::Kind::kUniformType
-                                       ? w0.front().spec.page_bytes
-                                       : page * gs0;
+    const std::int64_t per_block =
+        gr.kind == Grouping::Kind::kUniformType ? w0.front().spec.page_bytes : page * gs0;
     g.add({"kv_bytes_per_token",
            static_cast<double>(per_block) * static_cast<double>(w0.size()) /
                static_cast<double>(min_block),
