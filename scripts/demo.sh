@@ -55,7 +55,9 @@ done
   --output-len 64 --scrape-interval 50ms --quiet --expect-from "$twin_err"
 
 section "9. The twin's log, read back: servescope logs"
-"$bin" logs "$twin_err" | head -25
+# (whole output to a file first: with pipefail, head closing the pipe early must not fail the demo)
+"$bin" logs "$twin_err" >"$twin_out"
+head -25 "$twin_out"
 
 section "10. Two engines, one model (vLLM issue 21348): servescope diff --a SGLANG --b VLLM"
 "$bin" diff --gpu h100-sxm \
