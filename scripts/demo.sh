@@ -40,10 +40,11 @@ section "7. What could make 48 read 26? servescope why max_running_requests=26 -
 section "8. The same server as a twin (no GPU), loaded at concurrency 64: servescope twin + bench"
 twin_out="$(mktemp)"
 twin_err="$(mktemp)"
+logs_out="$(mktemp)"
 "$bin" twin "${scenario[@]}" --speed 2 --no-access-log -- "${mtp[@]}" --host 127.0.0.1 --port 0 \
   >"$twin_out" 2>"$twin_err" &
 twin_pid=$!
-trap 'kill "$twin_pid" 2>/dev/null; wait "$twin_pid" 2>/dev/null; rm -f "$twin_out" "$twin_err"' EXIT
+trap 'kill "$twin_pid" 2>/dev/null; wait "$twin_pid" 2>/dev/null; rm -f "$twin_out" "$twin_err" "$logs_out"' EXIT
 port=""
 for _ in $(seq 1 200); do
   port="$(grep -o 'served at http://127.0.0.1:[0-9]*' "$twin_out" | sed 's/.*://' || true)"
@@ -56,8 +57,8 @@ done
 
 section "9. The twin's log, read back: servescope logs"
 # (whole output to a file first: with pipefail, head closing the pipe early must not fail the demo)
-"$bin" logs "$twin_err" >"$twin_out"
-head -25 "$twin_out"
+"$bin" logs "$twin_err" >"$logs_out"
+head -25 "$logs_out"
 
 section "10. Two engines, one model (vLLM issue 21348): servescope diff --a SGLANG --b VLLM"
 "$bin" diff --gpu h100-sxm \
