@@ -138,7 +138,6 @@ class VllmLogGrammar final : public LogGrammar {
   std::string held_;
   std::uint64_t held_number_ = 0;
   bool holding_ = false;
-  bool held_prefixed_ = false;
   LineKind held_kind_ = LineKind::kKnown;
   bool held_reported_ = false;  // its kind was already returned for a line
   bool wrapped_ = false;        // a continuation was seen: the log is hard-wrapped
