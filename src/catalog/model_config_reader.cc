@@ -143,7 +143,7 @@ class ConfigReader {
   Status read_layers(const json& text, Family family);
   Status read_moe(const json& text, Family family);
   Status read_quantization();
-  void read_context_length(const json& text);
+  Status read_context_length(const json& text);
   void read_vision();
 
   const json& root_;
@@ -220,7 +220,9 @@ Result<ModelShape> ConfigReader::read() {
   st = read_quantization();
   if (!st)
     return st.error();
-  read_context_length(*text);
+  st = read_context_length(*text);
+  if (!st)
+    return st.error();
   read_vision();
   if (!missing_.empty())
     return error(fmt::format("field '{}' is missing or invalid", missing_));
@@ -503,7 +505,7 @@ Status ConfigReader::read_quantization() {
   return ok_status();
 }
 
-void ConfigReader::read_context_length(const json& text) {
+Status ConfigReader::read_context_length(const json& text) {
   // SGLang get_context_length: a rope_scaling factor multiplies the first present key,
   // unless rope_scaling has original_max_position_embeddings or is llama3-type.
   double factor = 1;
@@ -519,13 +521,21 @@ void ConfigReader::read_context_length(const json& text) {
   for (std::string_view key : kContextLengthKeys) {
     auto it = text.find(key);
     if (it != text.end() && it->is_number()) {
-      shape_.context_length = static_cast<std::int64_t>(factor * it->get<double>());
+      const double tokens = factor * it->get<double>();
+      // Checked before the conversion: a length outside [1, 2^40] is a damaged config.
+      if (!(tokens >= 1 && tokens <= 1099511627776.0))
+        return error(
+            fmt::format("{} {} (× rope_scaling factor {}) is not a context length; "
+                        "fix the config.json",
+                        key, it->dump(), factor));
+      shape_.context_length = static_cast<std::int64_t>(tokens);
       shape_.context_length_field = field(key);
-      return;
+      return ok_status();
     }
   }
   shape_.context_length = 2048;
   shape_.context_length_field = "none (SGLang's fallback 2048)";
+  return ok_status();
 }
 
 void ConfigReader::read_vision() {

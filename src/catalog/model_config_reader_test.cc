@@ -240,6 +240,19 @@ TEST(ModelConfig, MistypedFieldIsAnErrorNotACrash) {
   EXPECT_FALSE(m);
 }
 
+// Found by the model_config fuzzer: a context length no integer holds was converted anyway.
+TEST(ModelConfig, AnImpossibleContextLengthIsAnError) {
+  auto m = read_model_config(
+      R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 8,
+          "num_key_value_heads": 8, "intermediate_size": 128, "vocab_size": 10,
+          "max_position_embeddings": 4e40})",
+      "cfg.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("cfg.json: max_position_embeddings"), std::string::npos)
+      << m.message();
+  EXPECT_NE(m.message().find("is not a context length"), std::string::npos) << m.message();
+}
+
 TEST(WeightEstimate, Llama8bHas8BillionParameters) {
   WeightEstimate w = estimate_weights(load("meta-llama/Llama-3.1-8B-Instruct"), {1, true});
   EXPECT_NEAR(w.total_params / 1e9, 8.03, 0.05);

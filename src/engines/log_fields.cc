@@ -147,8 +147,10 @@ bool fast_decimal(std::string_view t, Value& out) {
   for (; i < t.size(); ++i) {
     const char c = t[i];
     if (c >= '0' && c <= '9') {
+      // More than 15 digits is left to the slow path; stop before the mantissa can overflow.
+      if (++digits > 15)
+        return false;
       mantissa = mantissa * 10 + (c - '0');
-      ++digits;
       if (decimals >= 0)
         ++decimals;
     } else if (c == '.' && decimals < 0) {

@@ -73,6 +73,18 @@ TEST(LogFields, AnIdentifierEndsALabel) {
   EXPECT_EQ(f.integer("c4_size"), 132352);
 }
 
+// Found by the log_parser fuzzer: a 19-digit number overflowed the fast decimal path. Past 15
+// digits the exact slow path reads it; past int64 an integer is not taken as a number.
+TEST(LogFields, NumbersLongerThanTheFastPathStillParse) {
+  Fact f = scan(". avail mem=2044564484404324244 GB, mem usage=0.5 GB.");
+  ASSERT_TRUE(f.integer("avail_mem_gb").has_value());
+  EXPECT_EQ(*f.integer("avail_mem_gb"), 2044564484404324244);
+  EXPECT_DOUBLE_EQ(*f.number("mem_usage_gb"), 0.5);
+  Fact g = scan(". avail mem=2044564484404324244123 GB, mem usage=0.5 GB.");
+  EXPECT_FALSE(g.number("avail_mem_gb").has_value());
+  EXPECT_DOUBLE_EQ(*g.number("mem_usage_gb"), 0.5);
+}
+
 TEST(LogFields, LongRunsOfSeparatorsStayLinear) {
   // Half a million pairs with no boundary between them: each label is read from at most a
   // short stretch before its separator, so this is fast (it was quadratic).
