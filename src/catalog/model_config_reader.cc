@@ -572,6 +572,9 @@ Result<ModelShape> read_model_config(std::string_view json_text, std::string_vie
   } catch (const json::parse_error& e) {
     return fail(
         fmt::format("{}: not valid JSON at byte {} (is the file complete?)", source, e.byte));
+  } catch (const json::exception& e) {
+    // e.g. a number no double holds ("1e51936"), which the parser reports as out_of_range.
+    return fail(fmt::format("{}: not valid JSON ({})", source, e.what()));
   }
   try {
     ConfigReader reader(root, source);

@@ -253,6 +253,15 @@ TEST(ModelConfig, AnImpossibleContextLengthIsAnError) {
   EXPECT_NE(m.message().find("is not a context length"), std::string::npos) << m.message();
 }
 
+// Found by the model_config fuzzer: nlohmann reports a number beyond any double as
+// out_of_range, not as a parse error, and it escaped as an exception.
+TEST(ModelConfig, ANumberNoDoubleHoldsIsAnError) {
+  auto m =
+      read_model_config(R"({"model_type": "llama", "num_hidden_layers": 1e51936})", "cfg.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("cfg.json: not valid JSON"), std::string::npos) << m.message();
+}
+
 TEST(WeightEstimate, Llama8bHas8BillionParameters) {
   WeightEstimate w = estimate_weights(load("meta-llama/Llama-3.1-8B-Instruct"), {1, true});
   EXPECT_NEAR(w.total_params / 1e9, 8.03, 0.05);
