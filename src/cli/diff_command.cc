@@ -23,7 +23,8 @@ ExitStatus run_diff(const CommandArgs& args) {
       "Attribute every output that differs between two scenarios to the changes that cause it.",
       "diff");
   ScenarioOptions options;
-  std::string a_cmd, b_cmd, a_engine, b_engine, a_gpu, b_gpu, a_log, b_log, a_run, b_run;
+  std::string a_cmd, b_cmd, a_engine, b_engine, a_gpu, b_gpu, a_calibration_log, b_calibration_log,
+      a_run_log, b_run_log;
   bool json = false;
   add_scenario_options(app, options);
   app.add_option("--a", a_cmd, "Launch command A, quoted (default: the command after --)");
@@ -32,12 +33,12 @@ ExitStatus run_diff(const CommandArgs& args) {
   app.add_option("--b-engine", b_engine, "Engine NAME[@VERSION] for B (default: --engine)");
   app.add_option("--a-gpu", a_gpu, "GPU for A (default: --gpu)");
   app.add_option("--b-gpu", b_gpu, "GPU for B (default: --gpu)");
-  app.add_option("--a-calibrate-from", a_log,
+  app.add_option("--a-calibrate-from", a_calibration_log,
                  "Calibrate A from its startup log (default: --calibrate-from)");
-  app.add_option("--b-calibrate-from", b_log,
+  app.add_option("--b-calibrate-from", b_calibration_log,
                  "Calibrate B from its startup log (default: --calibrate-from)");
-  app.add_option("--a-log", a_run, "A is the run this log records (rebuilt as check does)");
-  app.add_option("--b-log", b_run, "B is the run this log records (rebuilt as check does)");
+  app.add_option("--a-log", a_run_log, "A is the run this log records (rebuilt as check does)");
+  app.add_option("--b-log", b_run_log, "B is the run this log records (rebuilt as check does)");
   app.add_flag("--json", json, "Print the diff as JSON");
   if (auto exit = parse_command_line(app, args))
     return *exit;
@@ -55,9 +56,9 @@ ExitStatus run_diff(const CommandArgs& args) {
       return fail(fmt::format("diff {} '{}': unbalanced quotes", name, text));
     return *w;
   };
-  if (!a_run.empty() && !a_cmd.empty())
+  if (!a_run_log.empty() && !a_cmd.empty())
     return usage_error("diff: give --a or --a-log, not both");
-  if (!b_run.empty() && !b_cmd.empty())
+  if (!b_run_log.empty() && !b_cmd.empty())
     return usage_error("diff: give --b or --b-log, not both");
   ScenarioOptions oa = options, ob = options;
   if (!a_engine.empty())
@@ -68,10 +69,10 @@ ExitStatus run_diff(const CommandArgs& args) {
     oa.gpu = a_gpu;
   if (!b_gpu.empty())
     ob.gpu = b_gpu;
-  if (!a_log.empty())
-    oa.calibrate_from = a_log;
-  if (!b_log.empty())
-    ob.calibrate_from = b_log;
+  if (!a_calibration_log.empty())
+    oa.calibrate_from = a_calibration_log;
+  if (!b_calibration_log.empty())
+    ob.calibrate_from = b_calibration_log;
   auto side = [&](const std::string& run, const std::string& cmd, ScenarioOptions& o,
                   const char* name) -> Result<BuiltScenario> {
     if (!run.empty()) {
@@ -94,10 +95,10 @@ ExitStatus run_diff(const CommandArgs& args) {
       return fail(fmt::format("{}: {}", name[2] == 'a' ? "A" : "B", built.message()));
     return built;
   };
-  auto a = side(a_run, a_cmd, oa, "--a");
+  auto a = side(a_run_log, a_cmd, oa, "--a");
   if (!a)
     return usage_error(a.message());
-  auto b = side(b_run, b_cmd, ob, "--b");
+  auto b = side(b_run_log, b_cmd, ob, "--b");
   if (!b)
     return usage_error(b.message());
   if (a->engine != b->engine) {
