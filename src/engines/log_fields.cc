@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "engines/log_text.h"
 #include "engines/python_repr.h"
 
 namespace servescope {
@@ -61,23 +62,12 @@ std::string_view unit_suffix(std::string_view unit) {
 
 // End of a bracketed group starting at text[i] (one past the closer), quotes respected.
 std::size_t group_end(std::string_view text, std::size_t i) {
-  int depth = 0;
-  char quote = 0;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quote != 0) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '[' || c == '(' || c == '{') {
-      ++depth;
-    } else if (c == ']' || c == ')' || c == '}') {
-      if (--depth <= 0)
-        return i + 1;
-    }
+  log_text::Nesting nesting;
+  while (i < text.size()) {
+    const bool closer = nesting.quote == 0 && log_text::is_close_bracket(text[i]);
+    i = nesting.step(text, i);
+    if (closer && nesting.depth <= 0)
+      return i;
   }
   return text.size();
 }

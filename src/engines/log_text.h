@@ -45,4 +45,38 @@ inline std::string_view after(std::string_view s, std::string_view prefix) {
   return s.substr(std::min(prefix.size(), s.size()));
 }
 
+inline bool is_open_bracket(char c) {
+  return c == '(' || c == '[' || c == '{';
+}
+inline bool is_close_bracket(char c) {
+  return c == ')' || c == ']' || c == '}';
+}
+
+/// Python and JSON nesting, read one character at a time: inside a quoted string (backslash
+/// escapes skipped) nothing nests; outside, brackets of any kind open and close.
+struct Nesting {
+  int depth = 0;
+  char quote = 0;  // the open string's quote character, 0 outside strings
+
+  /// Reads text[i]; returns the index of the next character to read.
+  std::size_t step(std::string_view text, std::size_t i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == '\\')
+        return i + 2;
+      if (c == quote)
+        quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (is_open_bracket(c)) {
+      ++depth;
+    } else if (is_close_bracket(c)) {
+      --depth;
+    }
+    return i + 1;
+  }
+  /// Outside every string and bracket.
+  bool at_top() const { return quote == 0 && depth <= 0; }
+};
+
 }  // namespace servescope::log_text

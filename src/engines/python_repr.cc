@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 
+#include "engines/log_text.h"
+
 namespace servescope {
 
 namespace {
@@ -187,27 +189,12 @@ class ReprParser {
 
   // Skips to the next ',' or closing bracket at the current nesting level (not consuming it).
   void skip_to_separator() {
-    int depth = 0;
-    char quote = 0;
+    log_text::Nesting nesting;
     while (!at_end()) {
       const char c = s_[i_];
-      if (quote != 0) {
-        if (c == '\\')
-          ++i_;
-        else if (c == quote)
-          quote = 0;
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '(' || c == '[' || c == '{') {
-        ++depth;
-      } else if (c == ')' || c == ']' || c == '}') {
-        if (depth == 0)
-          return;
-        --depth;
-      } else if (c == ',' && depth == 0) {
+      if (nesting.quote == 0 && nesting.depth == 0 && (c == ',' || log_text::is_close_bracket(c)))
         return;
-      }
-      ++i_;
+      i_ = nesting.step(s_, i_);
     }
   }
 

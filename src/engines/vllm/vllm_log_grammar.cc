@@ -19,6 +19,7 @@ using log_text::ends_with;
 using log_text::has;
 using log_text::has_icase;
 using log_text::is_digit;
+using log_text::Nesting;
 using log_text::starts_with;
 
 // A held line shorter than this is not a terminal's wrap.
@@ -93,26 +94,15 @@ void scan_pairs(std::string_view text, FactBuilder& b) {
 // Splits a config dump "k=v, k=v(...), k={...}" at its top-level commas.
 std::vector<std::string_view> top_level_items(std::string_view s) {
   std::vector<std::string_view> out;
-  int depth = 0;
-  char quote = 0;
+  Nesting nesting;
   std::size_t begin = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (quote != 0) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    } else if (c == ',' && depth <= 0) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == ',' && nesting.at_top()) {
       out.push_back(trim(s.substr(begin, i - begin)));
-      begin = i + 1;
+      begin = ++i;
+      continue;
     }
+    i = nesting.step(s, i);
   }
   if (begin < s.size())
     out.push_back(trim(s.substr(begin)));
@@ -120,24 +110,10 @@ std::vector<std::string_view> top_level_items(std::string_view s) {
 }
 
 bool balanced(std::string_view s) {
-  int depth = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (quote != 0) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return depth == 0 && quote == 0;
+  Nesting nesting;
+  for (std::size_t i = 0; i < s.size();)
+    i = nesting.step(s, i);
+  return nesting.depth == 0 && nesting.quote == 0;
 }
 
 // JSON's true/false/null inside a config dump read as Python names.
