@@ -13,18 +13,11 @@ here="$(cd "$(dirname "$0")" && pwd)"
 bin="$build/servescope"
 out="$(mktemp)"
 json="$(mktemp)"
-taskset -c 0 "$bin" twin --gpu h100-sxm --speed inf --no-access-log -- \
-  python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct \
-  --max-running-requests 5000 --host 127.0.0.1 --port 0 >"$out" 2>/dev/null &
-pid=$!
+. "$here/twin-lib.sh"
+start_bench_twin "$bin" "$out"
+pid=$twin_pid
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "$out" "$json"' EXIT
-port=""
-for _ in $(seq 1 200); do
-  port="$(grep -o 'served at http://127.0.0.1:[0-9]*' "$out" | sed 's/.*://' || true)"
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { echo "the twin did not start" >&2; exit 1; }
+port="$(served_port "$out")"
 url="http://127.0.0.1:$port"
 sleep 1
 
