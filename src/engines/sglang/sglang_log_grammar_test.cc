@@ -4,29 +4,16 @@
 
 #include <initializer_list>
 
+#include "tests/grammar_fixture.h"
+
 namespace servescope::sglang {
 namespace {
 
-struct Collect final : FactSink {
-  std::vector<Fact> facts;
-  void on_fact(const Fact& f) override { facts.push_back(f); }
-};
-
-struct Read {
-  std::vector<Fact> facts;
-  std::vector<LineKind> kinds;
-};
+using Read = testing::GrammarRead;
 
 Read read(std::initializer_list<std::string_view> lines) {
   SglangLogGrammar g;
-  Collect c;
-  Read r;
-  std::uint64_t n = 0;
-  for (std::string_view l : lines)
-    r.kinds.push_back(g.feed(l, ++n, c));
-  g.finish(c);
-  r.facts = std::move(c.facts);
-  return r;
+  return testing::feed_lines(g, lines);
 }
 
 Fact one(std::string_view line) {

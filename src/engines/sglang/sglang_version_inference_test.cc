@@ -3,23 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "engines/sglang/sglang_log_grammar.h"
+#include "tests/grammar_fixture.h"
 
 namespace servescope::sglang {
 namespace {
 
-struct Collect final : FactSink {
-  std::vector<Fact> facts;
-  void on_fact(const Fact& f) override { facts.push_back(f); }
-};
-
 VersionInference infer(std::initializer_list<std::string_view> lines) {
   SglangLogGrammar g;
-  Collect c;
-  std::uint64_t n = 0;
-  for (std::string_view l : lines)
-    g.feed(l, ++n, c);
-  g.finish(c);
-  return infer_sglang_version(c.facts);
+  return infer_sglang_version(testing::feed_lines(g, lines).facts);
 }
 
 bool covers(const VersionInference& v, const std::string& date) {

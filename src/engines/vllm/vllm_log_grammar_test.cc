@@ -12,37 +12,16 @@
 #include <sstream>
 
 #include "evidence/log_reader.h"
+#include "tests/grammar_fixture.h"
 
 namespace servescope::vllm {
 namespace {
 
-struct Collect final : FactSink {
-  std::vector<Fact> facts;
-  void on_fact(const Fact& f) override { facts.push_back(f); }
-};
-
-struct Read {
-  std::vector<Fact> facts;
-  std::vector<LineKind> kinds;
-  const Fact* first(std::string_view kind) const {
-    for (const Fact& f : facts) {
-      if (f.kind == kind)
-        return &f;
-    }
-    return nullptr;
-  }
-};
+using Read = testing::GrammarRead;
 
 Read read(std::initializer_list<std::string_view> lines) {
   VllmLogGrammar g;
-  Collect c;
-  Read r;
-  std::uint64_t n = 0;
-  for (std::string_view l : lines)
-    r.kinds.push_back(g.feed(l, ++n, c));
-  g.finish(c);
-  r.facts = std::move(c.facts);
-  return r;
+  return testing::feed_lines(g, lines);
 }
 
 Fact one(std::string_view line) {
