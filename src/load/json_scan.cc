@@ -47,7 +47,7 @@ class Scanner {
 
   // The paths still alive at a value are a bit mask: those whose steps match every key and
   // index above it. Each level tests only its own step, so a value costs a few bit operations,
-  // not a comparison of every path's whole prefix.
+  // not a comparison of every path's whole prefix; under an empty mask a value is only validated.
   using Mask = std::uint64_t;
 
   // The alive path that ends at depth `d` (the value is a target), or -1.
@@ -205,7 +205,7 @@ class Scanner {
           ++p_;
           ws();
           const Mask child = below != 0 ? through_key(d, below, key) : 0;
-          if (!(child != 0 ? value(d + 1, child) : skip(d + 1)))
+          if (!value(d + 1, child))
             return false;
           ws();
           if (p_ < end_ && *p_ == ',') {
@@ -232,7 +232,7 @@ class Scanner {
         }
         for (int index = 0;; ++index) {
           const Mask child = below != 0 ? through_index(d, below, index) : 0;
-          if (!(child != 0 ? value(d + 1, child) : skip(d + 1)))
+          if (!value(d + 1, child))
             return false;
           ws();
           if (p_ < end_ && *p_ == ',') {
@@ -278,55 +278,6 @@ class Scanner {
         }
         return true;
     }
-  }
-
-  // Validates a value no target lies in.
-  bool skip(int d) {
-    if (p_ >= end_ || d > kMaxNesting)
-      return false;
-    const char c = *p_;
-    if (c == '{' || c == '[') {
-      const char close = c == '{' ? '}' : ']';
-      ++p_;
-      ws();
-      if (p_ < end_ && *p_ == close) {
-        ++p_;
-        return true;
-      }
-      while (true) {
-        if (c == '{') {
-          if (p_ >= end_ || *p_ != '"' || !string(nullptr))
-            return false;
-          ws();
-          if (p_ >= end_ || *p_ != ':')
-            return false;
-          ++p_;
-          ws();
-        }
-        if (!skip(d + 1))
-          return false;
-        ws();
-        if (p_ < end_ && *p_ == ',') {
-          ++p_;
-          ws();
-          continue;
-        }
-        if (p_ < end_ && *p_ == close) {
-          ++p_;
-          return true;
-        }
-        return false;
-      }
-    }
-    if (c == '"')
-      return string(nullptr);
-    if (c == 't')
-      return literal("true");
-    if (c == 'f')
-      return literal("false");
-    if (c == 'n')
-      return literal("null");
-    return number();
   }
 
   const char* p_;
