@@ -151,4 +151,17 @@ std::optional<std::vector<std::string>> split_command_line(std::string_view line
   return words;
 }
 
+std::string with_thousands(long long n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  int count = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (count > 0 && count % 3 == 0)
+      out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+    ++count;
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 }  // namespace servescope

@@ -15,6 +15,9 @@ std::string to_upper(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
 bool contains(std::string_view haystack, std::string_view needle);
 
+/// 2079216 → "2,079,216".
+std::string with_thousands(long long n);
+
 /// Strict number parsing: the whole string must be the number.
 std::optional<long long> parse_int(std::string_view s);
 std::optional<double> parse_double(std::string_view s);

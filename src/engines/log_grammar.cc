@@ -111,4 +111,17 @@ void VersionInference::resolve_range() {
   }
 }
 
+const Fact* first_on_primary_rank(const std::vector<Fact>& facts, std::string_view kind) {
+  const Fact* any = nullptr;
+  for (const Fact& f : facts) {
+    if (f.kind != kind)
+      continue;
+    if (f.rank.is_primary())
+      return &f;
+    if (any == nullptr)
+      any = &f;
+  }
+  return any;
+}
+
 }  // namespace servescope

@@ -87,6 +87,10 @@ struct VersionEvidence {
   bool conflicting = false;  // contradicted by heavier evidence; left out of the range
 };
 
+/// The first fact of `kind` on the primary rank (TP0, DP0 TP0, untagged), else the first of
+/// any rank; nullptr when none.
+const Fact* first_on_primary_rank(const std::vector<Fact>& facts, std::string_view kind);
+
 /// The range of main-branch dates a log can come from.
 struct VersionInference {
   std::string from_date;        // "" = no lower bound found

@@ -17,19 +17,6 @@ std::size_t display_width(const std::string& s) {
 
 }  // namespace
 
-std::string with_thousands(long long n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string out;
-  int count = 0;
-  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
-    if (count > 0 && count % 3 == 0)
-      out.insert(out.begin(), ',');
-    out.insert(out.begin(), *it);
-    ++count;
-  }
-  return n < 0 ? "-" + out : out;
-}
-
 std::string format_value(const Value& v, const std::string& unit) {
   std::string text;
   if (v.is_int()) {

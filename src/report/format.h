@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"  // with_thousands
 #include "core/value.h"
 
 namespace servescope {
 
 /// 2036790 -> "2,036,790"
-std::string with_thousands(long long n);
 /// A value with its unit as a person reads it: "2,036,790 tokens", "0.7851", "12,288 bytes/token".
 std::string format_value(const Value& v, const std::string& unit);
 

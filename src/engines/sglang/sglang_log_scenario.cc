@@ -13,19 +13,6 @@
 namespace servescope::sglang {
 namespace {
 
-const Fact* first_of(const std::vector<Fact>& facts, std::string_view kind) {
-  const Fact* any = nullptr;
-  for (const Fact& f : facts) {
-    if (f.kind != kind)
-      continue;
-    if (f.rank.is_primary())
-      return &f;
-    if (any == nullptr)
-      any = &f;
-  }
-  return any;
-}
-
 // The flag a server_args field (or a flattened cuda_graph_config key) corresponds to.
 const FlagSpec* flag_for_field(std::string_view field) {
   static const std::pair<std::string_view, std::string_view> kNested[] = {
@@ -120,8 +107,8 @@ bool append_flag(std::vector<std::string>& words, std::string_view field, const 
 
 Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   LogScenario out;
-  const Fact* args = first_of(facts, "server_args");
-  const Fact* launch = first_of(facts, "launch_command");
+  const Fact* args = first_on_primary_rank(facts, "server_args");
+  const Fact* launch = first_on_primary_rank(facts, "launch_command");
   std::vector<std::string> typed;
   if (launch != nullptr) {
     if (auto cmd = launch->text("command")) {
@@ -187,7 +174,7 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
     out.missing.push_back("\"Load weight begin. avail mem\" (free memory before the weights)");
   if (!cal.free_after_load_gib)
     out.missing.push_back("\"Load weight end. ... avail mem\" (free memory after the weights)");
-  if (const Fact* gpu = first_of(facts, "gpu")) {
+  if (const Fact* gpu = first_on_primary_rank(facts, "gpu")) {
     if (auto name = gpu->text("name"))
       out.gpu_name = *name;
   }
@@ -201,16 +188,17 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
       return;
     out.figures.push_back({std::move(output), *v, f->line, f->raw, from_defaults});
   };
-  const Fact* capacity = first_of(facts, "capacity");
+  const Fact* capacity = first_on_primary_rank(facts, "capacity");
   figure(capacity, "max_total_num_tokens", "max_total_num_tokens", false);
   figure(capacity, "max_running_requests", "max_running_requests", false);
   figure(capacity, "context_len", "context_len", false);
   figure(capacity, "chunked_prefill_size", "chunked_prefill_size", true);
   if (capacity == nullptr || !capacity->has("max_total_num_tokens")) {
-    figure(first_of(facts, "kv_cache_allocated"), "tokens", "max_total_num_tokens", false);
+    figure(first_on_primary_rank(facts, "kv_cache_allocated"), "tokens", "max_total_num_tokens",
+           false);
   }
-  figure(first_of(facts, "mamba_cache_allocated"), "max_mamba_cache_size", "max_mamba_cache_size",
-         false);
+  figure(first_on_primary_rank(facts, "mamba_cache_allocated"), "max_mamba_cache_size",
+         "max_mamba_cache_size", false);
   if (args != nullptr) {
     figure(args, "mem_fraction_static", "mem_fraction_static", true);
     if (capacity == nullptr || !capacity->has("chunked_prefill_size"))
@@ -218,7 +206,7 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
     figure(args, "cuda_graph_max_bs", "cuda_graph_max_bs_decode.resolved", true);
     figure(args, "cuda_graph_config.decode.max_bs", "cuda_graph_max_bs_decode.resolved", true);
   }
-  figure(first_of(facts, "cuda_graph_bs"), "bs", "cuda_graph_bs", false);
+  figure(first_on_primary_rank(facts, "cuda_graph_bs"), "bs", "cuda_graph_bs", false);
   if (out.figures.empty())
     out.missing.push_back(
         "any capacity figure (max_total_num_tokens, max_running_requests, #tokens)");
@@ -227,7 +215,7 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
 
 std::vector<Finding> sglang_log_consistency(const std::vector<Fact>& facts) {
   std::vector<Finding> out;
-  const Fact* capacity = first_of(facts, "capacity");
+  const Fact* capacity = first_on_primary_rank(facts, "capacity");
   const auto limit = capacity != nullptr ? capacity->integer("max_running_requests") : std::nullopt;
   if (limit) {
     for (const Fact& f : facts) {
@@ -268,7 +256,7 @@ std::vector<Finding> sglang_log_consistency(const std::vector<Fact>& facts) {
     // A typed --max-running-requests the final line contradicts, without a warning that says why.
     std::optional<std::int64_t> typed;
     std::uint64_t typed_line = 0;
-    if (const Fact* launch = first_of(facts, "launch_command")) {
+    if (const Fact* launch = first_on_primary_rank(facts, "launch_command")) {
       if (auto cmd = launch->text("command")) {
         if (auto words = split_command_line(*cmd)) {
           if (auto parsed = parse_sglang_command(*words)) {
@@ -280,11 +268,12 @@ std::vector<Finding> sglang_log_consistency(const std::vector<Fact>& facts) {
         }
       }
     }
-    const bool explained = first_of(facts, "warning_reduced_from_requested") != nullptr ||
-                           first_of(facts, "warning_mamba_cap") != nullptr;
+    const bool explained =
+        first_on_primary_rank(facts, "warning_reduced_from_requested") != nullptr ||
+        first_on_primary_rank(facts, "warning_mamba_cap") != nullptr;
     if (typed && *typed != *limit && !explained) {
       std::int64_t dp = 1;
-      if (const Fact* args = first_of(facts, "server_args")) {
+      if (const Fact* args = first_on_primary_rank(facts, "server_args")) {
         if (args->find("enable_dp_attention") && args->find("enable_dp_attention")->is_bool() &&
             args->find("enable_dp_attention")->as_bool()) {
           dp = args->integer("dp_size").value_or(1);

@@ -10,34 +10,9 @@ namespace servescope::sglang {
 
 namespace {
 
-// The first fact of a kind on the primary rank (TP0, DP0 TP0, untagged), else the first.
-const Fact* first(const std::vector<Fact>& facts, std::string_view kind) {
-  const Fact* any = nullptr;
-  for (const Fact& f : facts) {
-    if (f.kind != kind)
-      continue;
-    if (f.rank.is_primary())
-      return &f;
-    if (any == nullptr)
-      any = &f;
-  }
-  return any;
-}
-
-std::string thousands(long long n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0)
-      out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
-
 std::string show(const Value& v, std::string_view name) {
   if (v.is_int())
-    return thousands(v.as_int());
+    return with_thousands(v.as_int());
   if (v.is_double()) {
     if (name.size() > 3 && name.substr(name.size() - 3) == "_gb")
       return fmt::format("{:.2f} GB", v.as_number());
@@ -57,7 +32,7 @@ class Builder {
   // One figure: field `field` of the first `kind` fact, named `name`.
   void figure(std::string name, std::string_view kind, std::string_view field,
               std::string_view suffix = "") {
-    const Fact* f = first(facts_, kind);
+    const Fact* f = first_on_primary_rank(facts_, kind);
     if (f == nullptr)
       return;
     const Value* v = f->find(field);
@@ -68,12 +43,12 @@ class Builder {
   }
 
   void kv_cache() {
-    const Fact* f = first(facts_, "kv_cache_allocated");
+    const Fact* f = first_on_primary_rank(facts_, "kv_cache_allocated");
     if (f == nullptr)
       return;
     std::string value;
     if (auto t = f->integer("tokens"))
-      value = thousands(*t) + " tokens";
+      value = with_thousands(*t) + " tokens";
     std::string sizes;
     if (auto k = f->number("k_size_gb"))
       sizes = fmt::format("K {:.2f} GB + V {:.2f} GB", *k, f->number("v_size_gb").value_or(0));
@@ -87,7 +62,7 @@ class Builder {
   }
 
   void capture_list() {
-    const Fact* f = first(facts_, "cuda_graph_bs");
+    const Fact* f = first_on_primary_rank(facts_, "cuda_graph_bs");
     if (f == nullptr)
       return;
     if (const IntList* bs = f->int_list("bs")) {
@@ -158,7 +133,7 @@ int int_field(const Fact* f, std::string_view name) {
 
 LogSummary summarize_sglang_log(const std::vector<Fact>& facts) {
   LogSummary out;
-  const Fact* args = first(facts, "server_args");
+  const Fact* args = first_on_primary_rank(facts, "server_args");
   if (args != nullptr) {
     out.model = args->text("model_path").value_or("");
     out.tp = int_field(args, "tp_size");
@@ -167,7 +142,7 @@ LogSummary summarize_sglang_log(const std::vector<Fact>& facts) {
     out.ep = int_field(args, "ep_size");
   }
   if (out.model.empty()) {
-    if (const Fact* cmd = first(facts, "launch_command")) {
+    if (const Fact* cmd = first_on_primary_rank(facts, "launch_command")) {
       auto words = split_command_line(cmd->text("command").value_or(""));
       for (std::size_t i = 0; words && i + 1 < words->size(); ++i) {
         if ((*words)[i] == "--model-path" || (*words)[i] == "--model")
@@ -175,9 +150,9 @@ LogSummary summarize_sglang_log(const std::vector<Fact>& facts) {
       }
     }
   }
-  if (const Fact* lw = first(facts, "load_weight_end"))
+  if (const Fact* lw = first_on_primary_rank(facts, "load_weight_end"))
     out.model_class = lw->text("type").value_or("");
-  if (const Fact* gpu = first(facts, "gpu"))
+  if (const Fact* gpu = first_on_primary_rank(facts, "gpu"))
     out.gpu = gpu->text("name").value_or("");
   // Without a dump, the rank tags bound the sizes from below.
   if (out.tp == 0) {
@@ -186,9 +161,9 @@ LogSummary summarize_sglang_log(const std::vector<Fact>& facts) {
       max_tp = std::max(max_tp, f.rank.tp);
     out.tp = max_tp + 1;
   }
-  const Fact* anchor = first(facts, "load_weight_begin");
+  const Fact* anchor = first_on_primary_rank(facts, "load_weight_begin");
   if (anchor == nullptr)
-    anchor = first(facts, "capacity");
+    anchor = first_on_primary_rank(facts, "capacity");
   if (anchor != nullptr)
     out.rank = anchor->rank.label;
 

@@ -17,17 +17,6 @@ bool stands_for_server(const Fact& f) {
   return f.rank.label.find("pid=") == std::string::npos;
 }
 
-std::string thousands(long long n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0)
-      out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
-
 class Builder {
  public:
   Builder(const std::vector<Fact>& facts, LogSummary& out) : facts_(facts), out_(out) {}
@@ -48,7 +37,7 @@ class Builder {
       return;
     if (auto v = f->integer(field))
       out_.capacity.push_back(
-          {std::move(name), thousands(*v) + std::string(unit), f->line, f->kind});
+          {std::move(name), with_thousands(*v) + std::string(unit), f->line, f->kind});
   }
   void item(std::vector<LogSummary::Item>& into, std::string name, std::string value,
             const Fact& f) {
@@ -155,14 +144,14 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
   if (const Fact* f = primary_fact(facts, "max_concurrency")) {
     b.item(out.capacity, "maximum concurrency",
            fmt::format("{:.2f}x for {} tokens per request", f->number("concurrency").value_or(0),
-                       thousands(f->integer("tokens_per_request").value_or(0))),
+                       with_thousands(f->integer("tokens_per_request").value_or(0))),
            *f);
   }
   b.count("num_gpu_blocks", "gpu_blocks", "num_gpu_blocks");
   for (const Fact& f : facts) {
     if (f.kind == "scheduler_default")
       b.item(out.capacity, f.text("setting").value_or("?"),
-             thousands(f.integer("value").value_or(0)) + " (default for " +
+             with_thousands(f.integer("value").value_or(0)) + " (default for " +
                  f.text("usage_context").value_or("?") + ")",
              f);
   }
