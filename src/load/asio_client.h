@@ -54,6 +54,7 @@ class AsioTransport final : public Transport {
   void connect(const std::shared_ptr<Conn>& c);
   void write(const std::shared_ptr<Conn>& c);
   void read(const std::shared_ptr<Conn>& c);
+  void drain(const std::shared_ptr<Conn>& c);
   void fail(const std::shared_ptr<Conn>& c, TransportFailure failure);
   bool retry(const std::shared_ptr<Conn>& c);
 
@@ -63,6 +64,7 @@ class AsioTransport final : public Transport {
   std::unordered_map<Handle, std::shared_ptr<Conn>> active_;
   Handle next_ = 0;
   std::size_t opened_ = 0;
+  std::unique_ptr<char[]> buffer_;  // every read lands here and is handled before the next
 };
 
 /// One GET (or a request given whole) on `transport`, running `loop` until the reply is in or

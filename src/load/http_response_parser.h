@@ -115,15 +115,20 @@ HttpResponseParser::State HttpResponseParser::feed(std::string_view bytes, OnBod
       case Chunk::kTrailer: {
         const std::size_t lf = bytes.find('\n', i);
         const std::size_t stop = lf == std::string_view::npos ? n : lf;
-        size_line_.append(bytes.substr(i, stop - i));
-        if (size_line_.size() > 4096)
+        std::string_view line;
+        if (lf != std::string_view::npos && size_line_.empty()) {
+          line = bytes.substr(i, stop - i);  // the whole line is in these bytes: no copy
+        } else {
+          size_line_.append(bytes.substr(i, stop - i));
+          line = size_line_;
+        }
+        if (line.size() > 4096)
           return fail("a chunk-size line is longer than 4096 bytes");
         if (lf == std::string_view::npos) {
           i = n;
           break;
         }
         i = lf + 1;
-        std::string_view line = size_line_;
         if (!line.empty() && line.back() == '\r')
           line.remove_suffix(1);
         if (chunk_ == Chunk::kTrailer) {

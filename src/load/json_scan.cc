@@ -1,11 +1,39 @@
 #include "load/json_scan.h"
 
+#include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace servescope {
 
 JsonPath::JsonPath(std::initializer_list<JsonStep> s) {
   for (const JsonStep& step : s) {
     if (depth < kMaxDepth)
       steps[depth++] = step;
+  }
+}
+
+JsonPaths::JsonPaths(const JsonPath* paths, int count) : count_(count) {
+  if (!valid())
+    return;
+  for (int t = 0; t < count; ++t) {
+    const JsonPath& path = paths[t];
+    const Mask bit = Mask{1} << t;
+    ends_at_[path.depth] |= bit;
+    for (int d = 0; d < path.depth; ++d) {
+      deeper_than_[d] |= bit;
+      const JsonStep& want = path.steps[d];
+      std::vector<Step>& steps = steps_[d];
+      auto same = [&](const Step& s) {
+        return s.step.key == want.key && (!want.key.empty() || s.step.index == want.index);
+      };
+      auto it = std::find_if(steps.begin(), steps.end(), same);
+      if (it == steps.end())
+        it = steps.insert(it, Step{want, 0});
+      it->paths |= bit;
+    }
   }
 }
 
@@ -25,15 +53,46 @@ namespace {
 
 constexpr int kMaxNesting = 64;
 
+// The first byte from `p` that can end or escape a string or is not allowed in one ('"',
+// '\\', a control character), or `end`. Event payloads are mostly string bytes, so they are
+// tested sixteen at a time where the CPU has SSE2 (every x86-64 does).
+const char* skip_plain(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control_max = _mm_set1_epi8(0x1F);
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max));  // v <= 0x1F
+    const int mask = _mm_movemask_epi8(special);
+    if (mask != 0)
+      return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20)
+    ++p;
+  return p;
+}
+
+// A wanted key (non-empty) against a key in the document: most keys differ in length or in
+// their first or last letter, which is tested before the bytes are compared.
+bool same_key(std::string_view want, std::string_view key) {
+  const std::size_t n = want.size();
+  return n != 0 && n == key.size() && want[0] == key[0] && want[n - 1] == key[n - 1] &&
+         std::memcmp(want.data(), key.data(), n) == 0;
+}
+
 class Scanner {
  public:
-  Scanner(std::string_view doc, const JsonPath* paths, int count, JsonField* out)
-      : p_(doc.data()), end_(doc.data() + doc.size()), paths_(paths), count_(count), out_(out) {}
+  Scanner(std::string_view doc, const JsonPaths& paths, JsonField* out)
+      : p_(doc.data()), end_(doc.data() + doc.size()), paths_(paths), out_(out) {}
 
   bool run() {
     ws();
-    const Mask all = count_ >= 64 ? ~Mask{0} : (Mask{1} << count_) - 1;
-    if (!value(0, all))
+    if (!value(0, paths_.all()))
       return false;
     ws();
     return p_ == end_;
@@ -46,57 +105,40 @@ class Scanner {
   }
 
   // The paths still alive at a value are a bit mask: those whose steps match every key and
-  // index above it. Each level tests only its own step, so a value costs a few bit operations,
-  // not a comparison of every path's whole prefix; under an empty mask a value is only validated.
-  using Mask = std::uint64_t;
+  // index above it. Each level tests only its own distinct steps, so a value costs a few mask
+  // operations, not a comparison of every path's whole prefix; under an empty mask a value is
+  // only validated.
+  using Mask = JsonPaths::Mask;
 
   // The alive path that ends at depth `d` (the value is a target), or -1.
   int target(int d, Mask alive) const {
-    for (Mask m = alive; m != 0; m &= m - 1) {
-      const int t = __builtin_ctzll(m);
-      if (paths_[t].depth == d)
-        return t;
-    }
-    return -1;
-  }
-
-  // The alive paths that go below depth `d` (a target may lie inside this value).
-  Mask deeper(int d, Mask alive) const {
-    Mask out = 0;
-    for (Mask m = alive; m != 0; m &= m - 1) {
-      const int t = __builtin_ctzll(m);
-      if (paths_[t].depth > d)
-        out |= Mask{1} << t;
-    }
-    return out;
+    const Mask m = alive & paths_.ends_at(d);
+    return m == 0 ? -1 : __builtin_ctzll(m);
   }
 
   // Of `alive` (paths going below depth `d`), those whose step `d` is this key / index.
   Mask through_key(int d, Mask alive, std::string_view key) const {
-    Mask out = 0;
-    for (Mask m = alive; m != 0; m &= m - 1) {
-      const int t = __builtin_ctzll(m);
-      const JsonStep& want = paths_[t].steps[d];
-      if (!want.key.empty() && want.key == key)
-        out |= Mask{1} << t;
+    for (const JsonPaths::Step* s = paths_.steps_begin(d); s != paths_.steps_end(d); ++s) {
+      if ((s->paths & alive) != 0 && same_key(s->step.key, key))
+        return s->paths & alive;  // steps are distinct: one key matches at most one
     }
-    return out;
+    return 0;
   }
   Mask through_index(int d, Mask alive, int index) const {
-    Mask out = 0;
-    for (Mask m = alive; m != 0; m &= m - 1) {
-      const int t = __builtin_ctzll(m);
-      const JsonStep& want = paths_[t].steps[d];
-      if (want.key.empty() && want.index == index)
-        out |= Mask{1} << t;
+    for (const JsonPaths::Step* s = paths_.steps_begin(d); s != paths_.steps_end(d); ++s) {
+      if ((s->paths & alive) != 0 && s->step.key.empty() && s->step.index == index)
+        return s->paths & alive;
     }
-    return out;
+    return 0;
   }
 
-  bool string(std::string_view* content) {
+  __attribute__((always_inline)) bool string(std::string_view* content) {
     ++p_;  // opening quote
     const char* start = p_;
-    while (p_ < end_) {
+    while (true) {
+      p_ = skip_plain(p_, end_);
+      if (p_ >= end_)
+        return false;
       const char c = *p_;
       if (c == '"') {
         if (content != nullptr)
@@ -104,39 +146,40 @@ class Scanner {
         ++p_;
         return true;
       }
-      if (c == '\\') {
-        ++p_;
-        if (p_ >= end_)
-          return false;
-        const char e = *p_;
-        if (e == 'u') {
-          for (int k = 0; k < 4; ++k) {
-            ++p_;
-            if (p_ >= end_)
-              return false;
-            const char h = *p_;
-            if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
-              return false;
-          }
-        } else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' &&
-                   e != 'r' && e != 't') {
-          return false;
-        }
-        ++p_;
-        continue;
-      }
-      if (static_cast<unsigned char>(c) < 0x20)
+      if (c != '\\')
+        return false;  // a control character
+      ++p_;
+      if (p_ >= end_)
         return false;
+      const char e = *p_;
+      if (e == 'u') {
+        for (int k = 0; k < 4; ++k) {
+          ++p_;
+          if (p_ >= end_)
+            return false;
+          const char h = *p_;
+          if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+            return false;
+        }
+      } else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' &&
+                 e != 'r' && e != 't') {
+        return false;
+      }
       ++p_;
     }
-    return false;
   }
 
-  bool literal(std::string_view word) {
-    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
-        std::string_view(p_, word.size()) != word)
+  // The word `w` (true, false, null) at the cursor, without a library call per literal.
+  template <std::size_t N>
+  bool literal(const char (&w)[N]) {
+    constexpr std::size_t len = N - 1;
+    if (static_cast<std::size_t>(end_ - p_) < len)
       return false;
-    p_ += word.size();
+    for (std::size_t k = 1; k < len; ++k) {  // the first letter chose the word
+      if (p_[k] != w[k])
+        return false;
+    }
+    p_ += len;
     return true;
   }
 
@@ -176,77 +219,16 @@ class Scanner {
     return true;
   }
 
-  bool value(int d, Mask alive) {
-    if (p_ >= end_ || d > kMaxNesting)
+  // A value: scalars here (inlined where values are read), objects and arrays in container().
+  __attribute__((always_inline)) bool value(int d, Mask alive) {
+    if (p_ >= end_)
       return false;
+    const char c = *p_;
+    if (c == '{' || c == '[')
+      return container(d, alive);
     const int slot = target(d, alive);
     JsonField* field = slot >= 0 ? &out_[slot] : nullptr;
-    const char c = *p_;
     switch (c) {
-      case '{': {
-        if (field != nullptr)
-          field->type = JsonType::kObject;
-        const Mask below = d < JsonPath::kMaxDepth ? deeper(d, alive) : 0;
-        ++p_;
-        ws();
-        if (p_ < end_ && *p_ == '}') {
-          ++p_;
-          return true;
-        }
-        while (true) {
-          if (p_ >= end_ || *p_ != '"')
-            return false;
-          std::string_view key;
-          if (!string(&key))
-            return false;
-          ws();
-          if (p_ >= end_ || *p_ != ':')
-            return false;
-          ++p_;
-          ws();
-          const Mask child = below != 0 ? through_key(d, below, key) : 0;
-          if (!value(d + 1, child))
-            return false;
-          ws();
-          if (p_ < end_ && *p_ == ',') {
-            ++p_;
-            ws();
-            continue;
-          }
-          if (p_ < end_ && *p_ == '}') {
-            ++p_;
-            return true;
-          }
-          return false;
-        }
-      }
-      case '[': {
-        if (field != nullptr)
-          field->type = JsonType::kArray;
-        const Mask below = d < JsonPath::kMaxDepth ? deeper(d, alive) : 0;
-        ++p_;
-        ws();
-        if (p_ < end_ && *p_ == ']') {
-          ++p_;
-          return true;
-        }
-        for (int index = 0;; ++index) {
-          const Mask child = below != 0 ? through_index(d, below, index) : 0;
-          if (!value(d + 1, child))
-            return false;
-          ws();
-          if (p_ < end_ && *p_ == ',') {
-            ++p_;
-            ws();
-            continue;
-          }
-          if (p_ < end_ && *p_ == ']') {
-            ++p_;
-            return true;
-          }
-          return false;
-        }
-      }
       case '"': {
         std::string_view content;
         if (!string(&content))
@@ -260,12 +242,12 @@ class Scanner {
       case 't':
       case 'f':
       case 'n': {
-        const std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
-        if (!literal(word))
+        const bool ok = c == 't' ? literal("true") : c == 'f' ? literal("false") : literal("null");
+        if (!ok)
           return false;
         if (field != nullptr) {
           field->type = c == 'n' ? JsonType::kNull : JsonType::kBool;
-          field->raw = word;
+          field->raw = c == 't' ? "true" : c == 'f' ? "false" : "null";
         }
         return true;
       }
@@ -280,23 +262,96 @@ class Scanner {
     }
   }
 
+  bool container(int d, Mask alive) {
+    if (d > kMaxNesting)
+      return false;
+    const int slot = target(d, alive);
+    JsonField* field = slot >= 0 ? &out_[slot] : nullptr;
+    const Mask below = alive & paths_.deeper_than(d);
+    if (*p_ == '{') {
+      if (field != nullptr)
+        field->type = JsonType::kObject;
+      ++p_;
+      ws();
+      if (p_ < end_ && *p_ == '}') {
+        ++p_;
+        return true;
+      }
+      while (true) {
+        if (p_ >= end_ || *p_ != '"')
+          return false;
+        std::string_view key;
+        if (!string(&key))
+          return false;
+        ws();
+        if (p_ >= end_ || *p_ != ':')
+          return false;
+        ++p_;
+        ws();
+        const Mask child = below != 0 ? through_key(d, below, key) : 0;
+        if (!value(d + 1, child))
+          return false;
+        ws();
+        if (p_ < end_ && *p_ == ',') {
+          ++p_;
+          ws();
+          continue;
+        }
+        if (p_ < end_ && *p_ == '}') {
+          ++p_;
+          return true;
+        }
+        return false;
+      }
+    }
+    if (field != nullptr)
+      field->type = JsonType::kArray;
+    ++p_;
+    ws();
+    if (p_ < end_ && *p_ == ']') {
+      ++p_;
+      return true;
+    }
+    for (int index = 0;; ++index) {
+      const Mask child = below != 0 ? through_index(d, below, index) : 0;
+      if (!value(d + 1, child))
+        return false;
+      ws();
+      if (p_ < end_ && *p_ == ',') {
+        ++p_;
+        ws();
+        continue;
+      }
+      if (p_ < end_ && *p_ == ']') {
+        ++p_;
+        return true;
+      }
+      return false;
+    }
+  }
+
   const char* p_;
   const char* end_;
-  const JsonPath* paths_;
-  int count_;
+  const JsonPaths& paths_;
   JsonField* out_;
   std::string_view number_;
 };
 
 }  // namespace
 
+bool scan_json(std::string_view doc, const JsonPaths& paths, JsonField* out) {
+  if (!paths.valid())
+    return false;  // the scanner tracks paths in a 64-bit mask (callers ask for a handful)
+  for (int i = 0; i < paths.size(); ++i)
+    out[i] = JsonField{};
+  Scanner s(doc, paths, out);
+  return s.run();
+}
+
 bool scan_json(std::string_view doc, const JsonPath* paths, int count, JsonField* out) {
   for (int i = 0; i < count; ++i)
     out[i] = JsonField{};
-  if (count > 64)
-    return false;  // the scanner tracks paths in a 64-bit mask (callers ask for a handful)
-  Scanner s(doc, paths, count, out);
-  return s.run();
+  return scan_json(doc, JsonPaths(paths, count), out);
 }
 
 }  // namespace servescope

@@ -20,8 +20,8 @@ enum OpenAiField {
   kOpenAiFields
 };
 
-const JsonPath* openai_paths() {
-  static const JsonPath kPaths[kOpenAiFields] = {
+const JsonPaths& openai_paths() {
+  static const JsonPaths kPaths = {
       {"choices", 0, "text"},
       {"choices", 0, "delta", "content"},
       {"choices", 0, "delta", "reasoning_content"},
@@ -36,9 +36,28 @@ const JsonPath* openai_paths() {
 
 enum NativeField { kNText, kNPrompt, kNCompletion, kNError, kNFinish, kNativeFields };
 
+// The native API's fields, named by the API spec (`api` outlives the reader's use of them).
+JsonPaths native_paths(const NativeApi& n) {
+  JsonPath paths[kNativeFields];
+  if (n.meta_key.empty()) {
+    paths[kNPrompt] = {n.prompt_tokens_key.c_str()};
+    paths[kNCompletion] = {n.completion_tokens_key.c_str()};
+    paths[kNFinish] = {"finish_reason"};
+  } else {
+    paths[kNPrompt] = {n.meta_key.c_str(), n.prompt_tokens_key.c_str()};
+    paths[kNCompletion] = {n.meta_key.c_str(), n.completion_tokens_key.c_str()};
+    paths[kNFinish] = {n.meta_key.c_str(), "finish_reason"};
+  }
+  paths[kNText] = {n.text_key.c_str()};
+  paths[kNError] = {"error"};
+  return JsonPaths(paths, kNativeFields);
+}
+
 }  // namespace
 
 void ResponseReader::start(const ApiSpec& api, bool stream, RequestRecord& record) {
+  if (api.kind == ApiKind::kNative && api_ != &api)
+    native_paths_ = native_paths(api.native);
   api_ = &api;
   stream_ = stream;
   rec_ = &record;
@@ -89,21 +108,8 @@ ResponseReader::Progress ResponseReader::event(double now, std::string_view data
     return Progress::kMore;
   }
   if (api_->kind == ApiKind::kNative) {
-    const NativeApi& n = api_->native;
-    JsonPath paths[kNativeFields];
-    if (n.meta_key.empty()) {
-      paths[kNPrompt] = {n.prompt_tokens_key.c_str()};
-      paths[kNCompletion] = {n.completion_tokens_key.c_str()};
-      paths[kNFinish] = {"finish_reason"};
-    } else {
-      paths[kNPrompt] = {n.meta_key.c_str(), n.prompt_tokens_key.c_str()};
-      paths[kNCompletion] = {n.meta_key.c_str(), n.completion_tokens_key.c_str()};
-      paths[kNFinish] = {n.meta_key.c_str(), "finish_reason"};
-    }
-    paths[kNText] = {n.text_key.c_str()};
-    paths[kNError] = {"error"};
     JsonField f[kNativeFields];
-    if (!scan_json(data, paths, kNativeFields, f))
+    if (!scan_json(data, native_paths_, f))
       return failed(ErrorKind::kMalformedSse, "an event is not JSON");
     if (f[kNError].type != JsonType::kAbsent && f[kNError].type != JsonType::kNull)
       return failed(ErrorKind::kErrorEvent, fmt::format("error event: {:.120}", data));
@@ -123,7 +129,7 @@ ResponseReader::Progress ResponseReader::event(double now, std::string_view data
     return Progress::kMore;
   }
   JsonField f[kOpenAiFields];
-  if (!scan_json(data, openai_paths(), kOpenAiFields, f))
+  if (!scan_json(data, openai_paths(), f))
     return failed(ErrorKind::kMalformedSse, "an event is not JSON");
   if (f[kError].type != JsonType::kAbsent && f[kError].type != JsonType::kNull)
     return failed(ErrorKind::kErrorEvent, fmt::format("error event: {:.120}", data));
@@ -172,7 +178,7 @@ ResponseReader::Progress ResponseReader::body_done(double now) {
         return p;
     } else {
       JsonField f[kOpenAiFields];
-      if (!scan_json(body_, openai_paths(), kOpenAiFields, f))
+      if (!scan_json(body_, openai_paths(), f))
         return failed(ErrorKind::kMalformedHttp, "the body is not JSON");
       if (f[kError].type != JsonType::kAbsent && f[kError].type != JsonType::kNull)
         return failed(ErrorKind::kErrorEvent, fmt::format("error body: {:.160}", body_));

@@ -11,6 +11,7 @@
 
 #include "load/api.h"
 #include "load/http_response_parser.h"
+#include "load/json_scan.h"
 #include "load/request_record.h"
 #include "load/sse_parser.h"
 
@@ -48,6 +49,7 @@ class ResponseReader {
   void content(double now, std::int64_t tokens_after, bool known);
 
   const ApiSpec* api_ = nullptr;
+  JsonPaths native_paths_;  // the native API's fields, compiled when `api_` is set
   bool stream_ = true;
   RequestRecord* rec_ = nullptr;
   HttpResponseParser http_;

@@ -5,8 +5,10 @@
 // longer than the limit is an error, never buffered further.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -33,13 +35,22 @@ class SseParser {
   void reset();
 
  private:
-  // One complete line; returns false when the event callback asked to stop.
+  // One complete line; returns false when the event callback asked to stop. `in_feed`: the
+  // line lies in the bytes of this feed (so a view of it lives until the feed returns).
   template <class OnEvent>
-  bool line(std::string_view text, OnEvent& on_event);
+  bool line(std::string_view text, bool in_feed, OnEvent& on_event);
+  // The current event's data: the view of this feed's bytes, or the copy.
+  std::string_view data() const { return data_in_feed_ ? data_view_ : std::string_view(data_); }
+  // Before `feed` returns, an event's data still held as a view of its bytes is copied.
+  void keep_data();
 
   std::size_t max_event_bytes_;
   std::string line_;  // an unfinished line carried to the next feed
-  std::string data_;  // the current event's data
+  // The current event's data. An event of one `data:` line that ends within the bytes it
+  // came in (the common case) is handed out as a view of them, never copied.
+  std::string data_;
+  std::string_view data_view_;
+  bool data_in_feed_ = false;
   bool has_data_ = false;
   bool after_cr_ = false;  // the last byte seen was CR: a following LF belongs to it
   bool too_long_ = false;
@@ -48,13 +59,14 @@ class SseParser {
 };
 
 template <class OnEvent>
-bool SseParser::line(std::string_view text, OnEvent& on_event) {
+bool SseParser::line(std::string_view text, bool in_feed, OnEvent& on_event) {
   if (text.empty()) {
     if (!has_data_)
       return true;
     has_data_ = false;
     ++events_;
-    const bool go_on = on_event(std::string_view(data_));
+    const bool go_on = on_event(data());
+    data_in_feed_ = false;
     data_.clear();
     return go_on;
   }
@@ -69,11 +81,17 @@ bool SseParser::line(std::string_view text, OnEvent& on_event) {
       value.remove_prefix(1);
   }
   if (field == "data") {
-    if (has_data_)
-      data_.push_back('\n');
-    data_.append(value);
+    if (!has_data_ && in_feed) {
+      data_view_ = value;
+      data_in_feed_ = true;
+    } else {
+      keep_data();
+      if (has_data_)
+        data_.push_back('\n');
+      data_.append(value);
+    }
     has_data_ = true;
-    if (data_.size() > max_event_bytes_)
+    if (data().size() > max_event_bytes_)
       too_long_ = true;
   } else if (field != "event" && field != "id" && field != "retry") {
     ++foreign_lines_;
@@ -87,16 +105,25 @@ SseParser::Status SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
     return Status::kTooLong;
   std::size_t i = 0;
   const std::size_t n = bytes.size();
-  if (after_cr_ && n > 0 && bytes[0] == '\n')
+  const char* p = bytes.data();
+  if (after_cr_ && n > 0 && p[0] == '\n')
     i = 1;
   after_cr_ = false;
+  // Lines end in LF, CR or CRLF. Servers send LF; the next CR is looked up once and again
+  // only after it was passed, so the search per line is one memchr for LF.
+  const auto find = [&](char c, std::size_t from) {
+    if (from >= n)
+      return n;
+    const void* at = std::memchr(p + from, c, n - from);
+    return at == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(at) - p);
+  };
+  std::size_t next_cr = find('\r', i);
   while (i < n) {
-    // The next line end (LF or CR).
-    std::size_t end = i;
-    const char* p = bytes.data();
-    while (end < n && p[end] != '\n' && p[end] != '\r')
-      ++end;
+    if (next_cr < i)
+      next_cr = find('\r', i);
+    const std::size_t end = std::min(find('\n', i), next_cr);
     if (end == n) {
+      keep_data();
       line_.append(bytes.substr(i));
       if (line_.size() + data_.size() > max_event_bytes_) {
         too_long_ = true;
@@ -106,27 +133,33 @@ SseParser::Status SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
     }
     bool go_on;
     if (line_.empty()) {
-      go_on = line(bytes.substr(i, end - i), on_event);
+      go_on = line(bytes.substr(i, end - i), true, on_event);
     } else {
       line_.append(bytes.substr(i, end - i));
       std::string whole;
       whole.swap(line_);
-      go_on = line(std::string_view(whole), on_event);
+      go_on = line(std::string_view(whole), false, on_event);
       whole.clear();
       line_.swap(whole);  // keep the capacity
     }
-    if (too_long_)
+    if (too_long_) {
+      keep_data();
       return Status::kTooLong;
+    }
+    std::size_t next = end + 1;
     if (p[end] == '\r') {
-      if (end + 1 < n && p[end + 1] == '\n')
-        ++end;
-      else if (end + 1 == n)
+      if (next < n && p[next] == '\n')
+        ++next;
+      else if (next == n)
         after_cr_ = true;
     }
-    i = end + 1;
-    if (!go_on)
+    i = next;
+    if (!go_on) {
+      keep_data();
       return Status::kStop;
+    }
   }
+  keep_data();
   return Status::kOk;
 }
 
