@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "twin/token_text.h"
@@ -18,7 +19,10 @@ std::string json_quote(std::string_view s) {
 void append_http_chunk(std::string& out, std::string_view payload) {
   if (payload.empty())
     return;
-  fmt::format_to(std::back_inserter(out), "{:x}\r\n", payload.size());
+  char size[20];
+  const auto hex = std::to_chars(size, size + sizeof size, payload.size(), 16);
+  out.append(size, hex.ptr);
+  out.append("\r\n");
   out.append(payload);
   out.append("\r\n");
 }
@@ -47,9 +51,24 @@ ResponseRenderer::ResponseRenderer(const GenerationRequest& request, std::string
 }
 
 std::string ResponseRenderer::usage_json(std::int64_t completion) const {
-  return fmt::format(
-      R"({{"prompt_tokens":{},"total_tokens":{},"completion_tokens":{},"prompt_tokens_details":null}})",
-      request_.prompt_tokens, request_.prompt_tokens + completion, completion);
+  std::string out;
+  append_usage_json(out, completion);
+  return out;
+}
+
+// Every stream event with continuous usage carries this: written in place, no allocation.
+void ResponseRenderer::append_usage_json(std::string& out, std::int64_t completion) const {
+  const auto number = [&out](std::int64_t v) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+  };
+  out += R"({"prompt_tokens":)";
+  number(request_.prompt_tokens);
+  out += R"(,"total_tokens":)";
+  number(request_.prompt_tokens + completion);
+  out += R"(,"completion_tokens":)";
+  number(completion);
+  out += R"(,"prompt_tokens_details":null})";
 }
 
 void ResponseRenderer::stream_tokens(std::string& out, std::int64_t from, std::int32_t count,
@@ -88,7 +107,10 @@ void ResponseRenderer::stream_tokens(std::string& out, std::int64_t from, std::i
                                          : R"(","logprobs":null,"finish_reason":)";
   out += finished ? R"("length")" : "null";
   out += R"(,"matched_stop":null}],"usage":)";
-  out += request_.continuous_usage ? usage_json(from + count) : "null";
+  if (request_.continuous_usage)
+    append_usage_json(out, from + count);
+  else
+    out += "null";
   out += "}\n\n";
 }
 

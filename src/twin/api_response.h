@@ -29,6 +29,7 @@ class ResponseRenderer {
 
  private:
   std::string usage_json(std::int64_t completion) const;
+  void append_usage_json(std::string& out, std::int64_t completion) const;
 
   GenerationRequest request_;
   std::string id_;

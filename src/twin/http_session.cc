@@ -229,16 +229,35 @@ void HttpSession::start_stream() {
   flush();
 }
 
-// On the loop's strand: the ticket is the loop's; the bytes are ours.
+// On the loop's strand: the ticket is the loop's; the bytes are ours. Tokens queue here and
+// one handler per batch renders them (the loop may run several steps in one wake-up), so a
+// step costs no allocation or handler per request beyond the first of its batch.
 void HttpSession::on_tokens(std::int64_t from, std::int32_t count, bool finished) {
   if (finished)
     ticket_.reset();
-  net::post(socket_.get_executor(), [self = shared_from_this(), from, count, finished] {
-    self->deliver(from, count, finished);
-  });
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    first = pending_.empty();
+    pending_.push_back({from, count, finished});
+  }
+  if (first)
+    net::post(socket_.get_executor(), [self = shared_from_this()] { self->deliver_pending(); });
 }
 
-void HttpSession::deliver(std::int64_t from, std::int32_t count, bool finished) {
+void HttpSession::deliver_pending() {
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    delivering_.swap(pending_);
+  }
+  const double now = ctx_.clock.now();  // one reading for the batch
+  for (const PendingTokens& t : delivering_)
+    deliver(t.from, t.count, t.finished, now);
+  delivering_.clear();
+  flush();
+}
+
+void HttpSession::deliver(std::int64_t from, std::int32_t count, bool finished, double now) {
   if (closed_ || !renderer_)
     return;
   tokens_ = from + count;
@@ -246,7 +265,7 @@ void HttpSession::deliver(std::int64_t from, std::int32_t count, bool finished) 
   const bool cut_now = drop > 0 && !finished && tokens_ >= drop;
   if (streaming_) {
     scratch_.clear();  // keeps its capacity: no allocation per event
-    renderer_->stream_tokens(scratch_, from, count, finished, ctx_.clock.now() - started_);
+    renderer_->stream_tokens(scratch_, from, count, finished, now - started_);
     if (finished)
       renderer_->stream_end(scratch_, tokens_);
     append_http_chunk(out_, scratch_);
@@ -257,9 +276,8 @@ void HttpSession::deliver(std::int64_t from, std::int32_t count, bool finished) 
       response_done();
       return;
     }
-    flush();
   } else if (finished) {
-    std::string body = renderer_->body(tokens_, ctx_.clock.now() - started_);
+    std::string body = renderer_->body(tokens_, now - started_);
     renderer_.reset();
     respond(200, "application/json", body);
     return;

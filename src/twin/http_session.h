@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <utility>  // Boost 1.74's asio/awaitable.hpp uses std::exchange without it
+#include <vector>
 
 #include "twin/api_response.h"
 #include "twin/random.h"
@@ -89,7 +90,8 @@ class HttpSession final : public TokenSink, public std::enable_shared_from_this<
   void on_read(boost::beast::error_code ec);
   void handle(const Request& request);
   void handle_generation(ApiKind kind, const Request& request);
-  void deliver(std::int64_t from, std::int32_t count, bool finished);
+  void deliver_pending();
+  void deliver(std::int64_t from, std::int32_t count, bool finished, double now);
   void respond(int status, std::string_view content_type, std::string_view body);
   void respond_error(int status, std::string_view message);
   void start_stream();
@@ -118,6 +120,16 @@ class HttpSession final : public TokenSink, public std::enable_shared_from_this<
   bool reading_ = false;     // a read (request or watch) is in flight
   bool responding_ = false;  // between a request and the end of its response
   bool close_after_write_ = false;
+
+  // Tokens from the serving loop not yet rendered (filled on the loop's strand).
+  struct PendingTokens {
+    std::int64_t from;
+    std::int32_t count;
+    bool finished;
+  };
+  std::mutex pending_mutex_;
+  std::vector<PendingTokens> pending_;
+  std::vector<PendingTokens> delivering_;  // the batch being rendered (this session only)
 
   // The generation in progress.
   std::optional<ResponseRenderer> renderer_;

@@ -6,11 +6,18 @@
 #include <csignal>
 #include <cstdio>
 #include <thread>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "twin/http_session.h"
 
 namespace servescope {
 namespace {
+
+// How many due steps one wake-up of the serving loop runs, and for how long at most.
+constexpr int kMaxStepsPerKick = 64;
+constexpr double kKickBudgetSeconds = 0.002;
 
 std::chrono::steady_clock::time_point steady_at(double seconds) {
   return std::chrono::steady_clock::time_point(
@@ -26,6 +33,17 @@ Result<net::ip::address> listen_address(const std::string& host) {
   if (ec)
     return fail(fmt::format("--host {}: not an IP address ({})", host, ec.message()));
   return address;
+}
+
+// Each streaming connection buffers what its client has not read yet (a response's worth for
+// a slow client: ~120 KiB for 400 tokens). glibc would hand that memory back to the system as
+// responses end and fault it in again for the next ones, a quarter of the twin's time under a
+// thousand streams; a server keeps it instead.
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
 }
 
 }  // namespace
@@ -66,6 +84,7 @@ int TwinServer::fail_to_start() {
 int TwinServer::run() {
   // A log reader that goes away must not kill the server (sockets already use MSG_NOSIGNAL).
   std::signal(SIGPIPE, SIG_IGN);
+  keep_freed_memory();
   if (!plan_.starts || cost_ == nullptr)
     return fail_to_start();
   RealClock clock;
@@ -110,7 +129,17 @@ int TwinServer::run() {
   double armed = -1;
   bool crashing = false;
   ctx.kick = [&] {
-    const std::optional<double> next = loop.poll();
+    // Steps already due (back to back at a high --speed, or a driver that ran late) run in
+    // this call, up to a short budget so requests and writes are not held back; their tokens
+    // reach each connection as one write.
+    const double kick_start = clock.now();
+    std::optional<double> next = loop.poll();
+    for (int steps = 1; next && steps < kMaxStepsPerKick && !loop.crashed(); ++steps) {
+      const double now = clock.now();
+      if (*next > now || now - kick_start >= kKickBudgetSeconds)
+        break;
+      next = loop.poll();
+    }
     if (loop.crashed()) {
       if (crashing)
         return;
