@@ -56,7 +56,7 @@ JsonPaths native_paths(const NativeApi& n) {
 }  // namespace
 
 void ResponseReader::start(const ApiSpec& api, bool stream, RequestRecord& record) {
-  if (api.kind == ApiKind::kNative && api_ != &api)
+  if (api.kind == ApiKind::kNative)
     native_paths_ = native_paths(api.native);
   api_ = &api;
   stream_ = stream;

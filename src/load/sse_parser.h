@@ -143,7 +143,8 @@ SseParser::Status SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
       line_.swap(whole);  // keep the capacity
     }
     if (too_long_) {
-      keep_data();
+      data_in_feed_ = false;  // the parser is spent: nothing of the event is kept
+      data_.clear();
       return Status::kTooLong;
     }
     std::size_t next = end + 1;

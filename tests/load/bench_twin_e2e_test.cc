@@ -162,5 +162,32 @@ TEST(BenchTwinEndToEnd, ServerErrorsAreCountedAsHttpStatusAndTheRestComplete) {
   EXPECT_EQ(p["requests_completed"].get<int>() + errors, 40);
 }
 
+// Every API the twin serves, streamed and not: each event's fields (the chat role chunk, the
+// native API's meta_info) are read, so every request completes with the output length the
+// server reports and, streamed, one inter-token gap per token after the first.
+TEST(BenchTwinEndToEnd, EveryApiStreamedOrNotReportsTheOutputTheServerCounted) {
+  TwinProcess twin(founding_options({"--speed", "inf"}), founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  for (const std::string api : {"openai-completions", "openai-chat", "sglang-generate"}) {
+    for (const bool stream : {true, false}) {
+      const BenchRun r = run_bench_cli(
+          twin.port, "--api " + api + (stream ? "" : " --no-stream") +
+                         " --concurrency 3 --requests 9 --input-len 16 --output-len 12");
+      SCOPED_TRACE(api + (stream ? " streamed" : " not streamed"));
+      ASSERT_FALSE(r.j.is_discarded()) << r.text;
+      EXPECT_EQ(r.exit_code, 0) << r.text;
+      const json& p = r.j["points"][0];
+      EXPECT_EQ(p["requests_completed"], 9) << r.text;
+      EXPECT_EQ(p["output_tokens"]["reported"]["count"], 9) << r.text;
+      EXPECT_EQ(p["output_tokens"]["reported"]["mean"], 12) << r.text;
+      EXPECT_EQ(p["output_tokens"]["reported"]["max"], 12) << r.text;
+      if (stream) {
+        EXPECT_EQ(p["itl_ms"]["count"], 9 * 11) << r.text;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace servescope::testing
