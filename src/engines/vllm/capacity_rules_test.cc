@@ -314,6 +314,25 @@ TEST(V7_3_CaptureSizes, DefaultsInteractivityTypedAndTheTokenBudget) {
   EXPECT_EQ(sizes(vllm_plan(run(budget, "h100-sxm", 20.0, "vllm@0.19.0"))).back(), 288);
 }
 
+// #26016 (2025-10-24, vLLM 0.11.1): step 16 from 256. Before it the default list stepped by 8
+// up to the largest size: 67 sizes at max_num_seqs 256, as 0.10.1.1 logs print.
+TEST(V7_3_CaptureSizes, StepEightUpToTheLargestBefore26016) {
+  auto sizes = [](const Plan& p) { return p.graph.value("cudagraph_capture_sizes").as_list(); };
+  const std::string seqs256 = std::string(kLlama) + "--max-num-seqs 256";
+  const IntList before = sizes(vllm_plan(run(seqs256, "h100-sxm", 20.0, "vllm@2025-10-23")));
+  ASSERT_EQ(before.size(), 67u);
+  EXPECT_EQ(before[35], 264);
+  EXPECT_EQ(before.back(), 512);
+  const IntList after = sizes(vllm_plan(run(seqs256, "h100-sxm", 20.0, "vllm@2025-10-24")));
+  ASSERT_EQ(after.size(), 51u);
+  EXPECT_EQ(after[35], 272);
+  EXPECT_EQ(after.back(), 512);
+  // At 128 sequences or fewer the two forms agree.
+  const std::string seqs64 = std::string(kLlama) + "--max-num-seqs 64";
+  EXPECT_EQ(sizes(vllm_plan(run(seqs64, "h100-sxm", 20.0, "vllm@2025-10-23"))),
+            sizes(vllm_plan(run(seqs64, "h100-sxm", 20.0, "vllm@2025-10-24"))));
+}
+
 TEST(V7_4_RuntimeMode, SpeculativeDecodingNeedsUniformBatchSupport) {
   const std::string eagle = std::string(kLlama) +
                             "--speculative-config '{\"method\": \"eagle3\", \"model\": \"m\", "

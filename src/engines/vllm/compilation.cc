@@ -72,6 +72,7 @@ void resolve_capture_sizes(PlanContext& ctx) {
   const std::int64_t q = ctx.rules.spec_aware_capture_sizes ? 1 + a.spec_k : 1;
   std::int64_t max_cg = 0;
   std::string why;
+  bool step16 = ctx.rules.capture_step16_from_256;
   if (user_max && user_max->is_number_integer()) {
     max_cg = user_max->get<std::int64_t>();
     why = "compilation_config.max_cudagraph_capture_size";
@@ -80,7 +81,10 @@ void resolve_capture_sizes(PlanContext& ctx) {
     why = "--max-cudagraph-capture-size";
   } else if (ctx.scenario.model.model_type == "gpt_oss" && !user_sizes && !flag_sizes) {
     // models/config.py::GptOssForCausalLMConfig.verify_and_update_config raises the default.
+    // Its list stepped by 16 from 256 before #26016 made that the default (a 0.10.1.1 log
+    // captures 83 sizes up to 1024).
     max_cg = 1024;
+    step16 = true;
     why = "gpt-oss raises the default largest capture size to 1024";
   } else {
     max_cg = std::min<std::int64_t>(a.max_num_seqs * q * 2, 512);
@@ -115,11 +119,14 @@ void resolve_capture_sizes(PlanContext& ctx) {
           sizes.push_back(s);
       }
     }
+    // Step 8; since #26016 (2025-10-24) step 16 from 256 (vLLM 0.10.x captures 67 sizes at 512,
+    // 0.11.1 on 51).
+    const std::int64_t step8_end = step16 ? 256 : max_cg + 1;
     if (max_cg >= 8) {
-      for (std::int64_t s = 8; s < std::min<std::int64_t>(max_cg + 1, 256); s += 8)
+      for (std::int64_t s = 8; s < std::min<std::int64_t>(max_cg + 1, step8_end); s += 8)
         sizes.push_back(s);
     }
-    if (max_cg >= 256) {
+    if (step16 && max_cg >= 256) {
       for (std::int64_t s = 256; s <= max_cg; s += 16)
         sizes.push_back(s);
     }
@@ -127,7 +134,11 @@ void resolve_capture_sizes(PlanContext& ctx) {
       sizes.push_back(tokens);
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    why = fmt::format("[1, 2, 4], 8…248 step 8, 256… step 16 up to {} ({})", max_cg, why);
+    why = step16 ? fmt::format("[1, 2, 4], 8…248 step 8, 256… step 16 up to {} ({})", max_cg, why)
+                 : fmt::format(
+                       "[1, 2, 4], 8… step 8 up to {} ({}; step 16 from 256 only since "
+                       "#26016, 2025-10-24)",
+                       max_cg, why);
   }
   a.capture_sizes = sizes;
   a.max_capture_size = sizes.empty() ? 0 : sizes.back();

@@ -28,6 +28,7 @@ VllmRules oldest_rules() {
   r.hybrid_group_threshold = 1.25;
   r.full_and_piecewise_default = false;
   r.optimization_levels = false;
+  r.capture_step16_from_256 = false;
   r.spec_aware_capture_sizes = false;
   r.capture_max_num_batched_tokens = false;
   r.fusion = FusionDefault::kOptIn;
@@ -37,6 +38,9 @@ VllmRules oldest_rules() {
 const std::vector<ChangePoint> kChangePoints = {
     {"2025-09-23", "#25444", "default cudagraph_mode FULL_AND_PIECEWISE (was PIECEWISE)",
      [](R& r) { r.full_and_piecewise_default = true; }},
+    {"2025-10-24", "#26016",
+     "default capture sizes step 16 from 256 (step 8 up to the largest before)",
+     [](R& r) { r.capture_step16_from_256 = true; }},
     {"2025-11-27", "#26847", "-O means optimization level O0–O3 (default O2)",
      [](R& r) { r.optimization_levels = true; }},
     {"2025-12-10", "#30330", "capture sizes up to min(max_num_seqs·(1+k)·2, 512)",

@@ -47,6 +47,7 @@ struct VllmRules {
   double hybrid_group_threshold = 1.5;         // 1.25 before #36684
   bool full_and_piecewise_default = true;      // #25444; PIECEWISE before
   bool optimization_levels = true;             // #26847: -O is O0..O3; a compilation level before
+  bool capture_step16_from_256 = true;         // #26016: sizes step 16 from 256 (8 before)
   bool spec_aware_capture_sizes = true;        // #30330: max capture size × (1 + k)
   bool capture_max_num_batched_tokens = true;  // #40734: the token budget itself is captured
   FusionDefault fusion = FusionDefault::kSm90Or10xFamily;
