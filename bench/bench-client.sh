@@ -16,7 +16,7 @@ json="$(mktemp)"
 . "$here/twin-lib.sh"
 start_bench_twin "$bin" "$out"
 pid=$twin_pid
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "$out" "$json"' EXIT
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; rm -f "$out" "$json"' EXIT
 port="$(served_port "$out")"
 url="http://127.0.0.1:$port"
 sleep 1
@@ -62,7 +62,7 @@ echo "   (bench/sse_firehose.cc on CPU 0 sends each whole stream at once; each c
 fh_out="$(mktemp)"
 taskset -c 0 "$build/servescope_sse_firehose" >"$fh_out" &
 fh_pid=$!
-trap 'kill "$pid" "$fh_pid" 2>/dev/null; wait "$pid" "$fh_pid" 2>/dev/null; rm -f "$out" "$json" "$fh_out"' EXIT
+trap 'kill "$pid" "$fh_pid" 2>/dev/null; wait "$pid" "$fh_pid" 2>/dev/null || true; rm -f "$out" "$json" "$fh_out"' EXIT
 fh_port=""
 for _ in $(seq 1 100); do
   fh_port="$(awk '/listening on/ {print $3}' "$fh_out")"

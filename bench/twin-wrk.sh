@@ -8,6 +8,6 @@ out="$(mktemp)"
 . "$here/twin-lib.sh"
 start_bench_twin "$build/servescope" "$out"
 pid=$twin_pid
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "$out"' EXIT
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; rm -f "$out"' EXIT
 port="$(served_port "$out")"
 taskset -c 1 wrk -t1 -c64 -d5s -s "$here/twin_completions.lua" "http://127.0.0.1:$port/v1/completions"
