@@ -4,6 +4,7 @@
 // and the Prometheus text of /metrics.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "load/api.h"
@@ -31,7 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t at = 0;
        at < bytes.size() && progress == servescope::ResponseReader::Progress::kMore; at += chunk) {
     now += 0.001;
-    progress = reader.on_bytes(now, bytes.substr(at, chunk));
+    // Each read in its own buffer, freed after it is handled, as the client's shared read
+    // buffer is overwritten: a view kept past its read is a use after free here.
+    const std::string piece(bytes.substr(at, chunk));
+    progress = reader.on_bytes(now, piece);
   }
   if (progress == servescope::ResponseReader::Progress::kMore)
     (void)reader.on_closed(now + 0.001);

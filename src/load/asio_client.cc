@@ -14,6 +14,7 @@ using tcp = net::ip::tcp;
 namespace {
 
 constexpr std::size_t kReadBytes = 64 * 1024;
+constexpr int kReadsPerTurn = 16;  // 1 MiB from one socket before the others get a turn
 
 double steady_seconds(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
@@ -170,10 +171,18 @@ void AsioTransport::read(const std::shared_ptr<Conn>& c) {
 
 // Reads until the socket has no more bytes. A read shorter than the buffer took all the socket
 // held; bytes that arrive after it raise readiness again (the loop is single-threaded, so the
-// next wait is queued before readiness is looked at again).
+// next wait is queued before readiness is looked at again). A socket that stays full (a server
+// faster than the client) yields after a few reads, so other streams and the run's timers go on.
 void AsioTransport::drain(const std::shared_ptr<Conn>& c) {
   const Handle id = c->id;
-  while (true) {
+  for (int reads = 0;; ++reads) {
+    if (reads == kReadsPerTurn) {
+      net::post(loop_.context(), [this, c, id] {
+        if (c->id == id && c->handler != nullptr)
+          drain(c);
+      });
+      return;
+    }
     boost::system::error_code ec;
     const std::size_t n = c->socket.read_some(net::buffer(buffer_.get(), kReadBytes), ec);
     if (ec == net::error::would_block || ec == net::error::try_again)

@@ -209,6 +209,34 @@ TEST(MisbehavingServer, AnEndlessStreamEndsAtTheTimeout) {
   EXPECT_GE(p.duration_s, 1.0);
 }
 
+// A stream that keeps the client's socket full (no pause between events) must not hold the
+// event loop: the timeout still fires on time.
+TEST(MisbehavingServer, AStreamFasterThanTheClientEndsAtTheTimeout) {
+  std::atomic<bool> done{false};
+  TinyServer server(
+      [&done](int fd) {
+        if (!send_all(fd,
+                      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: "
+                      "close\r\n\r\n"))
+          return;
+        std::string burst;
+        while (burst.size() < (std::size_t{1} << 20))
+          burst += "data: {\"choices\":[{\"text\":\" x\"}]}\n\n";
+        const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        for (int i = 0; i < 100000 && !done && std::chrono::steady_clock::now() < stop; ++i) {
+          if (!send_all(fd, burst))
+            return;
+        }
+      },
+      4);
+  const BenchReport r = bench_against(server.port(), 2, 1.0);
+  done = true;
+  const BenchPoint& p = r.points[0];
+  EXPECT_EQ(errors_of(p, "timeout"), 2u);
+  EXPECT_LT(p.duration_s, 1.0 + 1.0);
+  EXPECT_GE(p.duration_s, 1.0);
+}
+
 TEST(MisbehavingServer, NoResponseEndsAtTheTimeout) {
   TinyServer server([](int fd) { wait_for_close(fd); }, 4);
   const BenchReport r = bench_against(server.port(), 2, 0.5);
