@@ -169,7 +169,8 @@ struct SglangLogGrammar::Patterns {
   RE2 capture{R"(^Capture (.*?) ?(cuda|CUDA) graph (begin|end)\b\.?\s*(.*)$)"};
   RE2 exception{R"(^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::\s?(.*))?$)"};
   RE2 launch{
-      R"((?:^|[\s$#>:;|&(])((?:\S*/)?python[\d.]*\s+-m\s+(sglang\.[\w.]+)|sglang\s+(serve))(?:\s|$))"};
+      // "command=python3 -m sglang.launch_server …" is how SGLang's test harness prints it.
+      R"((?:^|[\s$#>:;|&(=])((?:\S*/)?python[\d.]*\s+-m\s+(sglang\.[\w.]+)|sglang\s+(serve))(?:\s|$))"};
   RE2 version{
       R"((?i)\bsglang(?:\[[\w,]+\])?(?:==|\s*:\s*v?|\s+version\s*:?\s*v?|\s+v?)(\d+\.\d+\.\d+(?:\.?(?:post|dev|rc|a|b)\d+)*(?:\+[\w.]+)?))"};
   RE2 image{R"((?i)((?:[\w.-]+/)*(?:sglang[\w-]*|sgl-dev)):([\w.-]+))"};

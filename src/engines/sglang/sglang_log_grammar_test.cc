@@ -540,6 +540,13 @@ TEST(SglangLogHeader, LaunchCommandOnOneLineOrContinued) {
             "--port 30000");
   EXPECT_EQ(r.kinds[1], LineKind::kKnown);
 
+  // SGLang's test harness (test/srt/test_utils popen_launch_server) prints it after "command=".
+  Fact harness =
+      one("command=python3 -m sglang.launch_server --model-path google/gemma-3-4b-it --port 2157");
+  EXPECT_EQ(harness.kind, "launch_command");
+  EXPECT_EQ(harness.text("command"),
+            "python3 -m sglang.launch_server --model-path google/gemma-3-4b-it --port 2157");
+
   Read cut = read({"CUDA_VISIBLE_DEVICES=0,1 sglang serve --model-path M \\", "  --tp 2 \\"});
   ASSERT_EQ(cut.facts.size(), 1u);  // flushed at the end of input
   EXPECT_EQ(cut.facts[0].text("command"),

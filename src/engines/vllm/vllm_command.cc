@@ -326,4 +326,37 @@ Result<ParsedVllmCommand> parse_vllm_command(const std::vector<std::string>& wor
   return out;
 }
 
+std::optional<std::vector<std::string>> launch_words_in(std::string_view line) {
+  auto words = split_command_line(line);
+  if (!words)
+    return std::nullopt;
+  std::string program;
+  const std::size_t after = find_program(*words, &program);
+  if (after == std::string::npos)
+    return std::nullopt;
+  // The program's first word, then the K=V words just before it.
+  std::size_t start = after - 1;
+  while (start > 0 && (*words)[start] != "-m" && basename_of((*words)[start]) != "vllm" &&
+         (*words)[start].rfind("vllm/vllm-openai", 0) != 0)
+    --start;
+  if ((*words)[start] == "-m" && start > 0)
+    --start;  // the python word before -m
+  while (start > 0 && is_env_assignment((*words)[start - 1]))
+    --start;
+  // Before it only a shell prompt or a launcher ("$", "sudo", "uv run", "docker run … IMAGE"):
+  // a sentence that mentions `vllm serve` is not a command.
+  static constexpr std::string_view kLaunchers[] = {"$",     "#",    ">",    "%",  "+",  "sudo",
+                                                    "nohup", "exec", "time", "uv", "run"};
+  const bool container = !words->empty() && ((*words)[0] == "docker" || (*words)[0] == "podman");
+  for (std::size_t i = 0; i < start && !container; ++i) {
+    if (std::find(std::begin(kLaunchers), std::end(kLaunchers), (*words)[i]) ==
+        std::end(kLaunchers))
+      return std::nullopt;
+  }
+  std::vector<std::string> out(words->begin() + static_cast<std::ptrdiff_t>(start), words->end());
+  if (!parse_vllm_command(out))
+    return std::nullopt;  // not a command vLLM would accept
+  return out;
+}
+
 }  // namespace servescope::vllm

@@ -8,7 +8,9 @@
 // JSON value, `--flag=value` is `--flag value`, and argparse accepts unique prefixes.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -39,6 +41,11 @@ struct ParsedVllmCommand {
 /// positional argument or an empty command.
 Result<ParsedVllmCommand> parse_vllm_command(const std::vector<std::string>& words,
                                              std::string_view surface_date = "");
+
+/// The launch command in a line of text that may hold more (a shell prompt, `docker run …`
+/// before the image): its words from the environment assignments before the program to the
+/// end, or nullopt when the line does not launch vLLM.
+std::optional<std::vector<std::string>> launch_words_in(std::string_view line);
 
 /// vLLM's human_readable_int (vllm/engine/arg_utils.py): "25.6k" → 25600, "1K" → 1024,
 /// "32768" → 32768; binary suffixes take no decimals. nullopt when not a number.

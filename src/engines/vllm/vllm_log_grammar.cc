@@ -5,8 +5,10 @@
 #include <array>
 
 #include "core/text.h"
+#include "engines/launch_command.h"
 #include "engines/log_text.h"
 #include "engines/python_repr.h"
+#include "engines/vllm/vllm_command.h"
 #include "engines/vllm/vllm_log_summary.h"
 #include "engines/vllm/vllm_version_inference.h"
 
@@ -193,7 +195,10 @@ struct VllmLogGrammar::Patterns {
       R"(^CUDA graph pool memory: ([\d.]+) GiB \(actual\), ([\d.]+) GiB \(estimated\), difference: ([-\d.]+) GiB)"};
   RE2 kv_size{R"(^GPU KV cache size: ([\d,]+) tokens)"};
   RE2 concurrency{R"(^Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x)"};
-  RE2 v0_blocks{R"(^# (?:GPU|gpu|CUDA|cuda|NPU|npu|XPU|xpu) blocks: (\d+), # CPU blocks: (\d+))"};
+  // "# GPU blocks: N, # CPU blocks: M" (V0 executors); early V1 (kv_cache_utils.py, early
+  // 2025) prints "# GPU blocks: N" alone.
+  RE2 v0_blocks{
+      R"(^# (?:GPU|gpu|CUDA|cuda|NPU|npu|XPU|xpu) blocks: (\d+)(?:, # CPU blocks: (\d+))?\s*$)"};
   RE2 cache_info{R"(num_gpu_blocks is:? ?(\d+)?\s*$)"};
   RE2 override_blocks{R"(^Overriding num_gpu_blocks=(\d+) with num_gpu_blocks_override=(\d+))"};
   RE2 auto_fit_reduced{
@@ -496,6 +501,17 @@ LineKind VllmLogGrammar::plain(std::string_view t) {
   if (t.front() == '#' && !starts_with(t, "# GPU") && !starts_with(t, "# cuda") &&
       !starts_with(t, "# CUDA"))
     return LineKind::kKnown;  // a comment in a published excerpt
+  // The launch command pasted above the log ("$ VLLM_USE_V1=1 vllm serve MODEL --flag ...").
+  if (has(t, "vllm")) {
+    if (auto words = launch_words_in(t)) {
+      LaunchCommand command;
+      command.words = std::move(*words);
+      begin("launch_command");
+      builder_.add("command", Value(command.to_string()));
+      emit();
+      return LineKind::kFact;
+    }
+  }
   return dispatch(t, "");
 }
 
@@ -632,8 +648,9 @@ LineKind VllmLogGrammar::capacity_line(std::string_view m) {
   if (m[0] == '#' && RE2::PartialMatch(m, re_.v0_blocks, &a, &b)) {
     begin("gpu_blocks");
     add_number(builder_, "num_gpu_blocks", a);
-    add_number(builder_, "num_cpu_blocks", b);
-    builder_.add("source", Value("executor"));
+    if (!b.empty())
+      add_number(builder_, "num_cpu_blocks", b);
+    builder_.add("source", Value(b.empty() ? "kv_cache_utils" : "executor"));
     emit();
     return LineKind::kFact;
   }

@@ -20,6 +20,8 @@
 //   non_default_args      every key of "non-default args: {...}" (model_tag, model,
 //                         max_model_len, ...; nested dicts flattened with dots); partial if cut
 //   cli_args              every field of "args: Namespace(...)" (older servers)
+//   launch_command        command: a `vllm serve …` / `python -m vllm.entrypoints…` line pasted
+//                         above the log (environment words kept, shell prompt dropped)
 //   engine_config         engine ("V1" | "V0"), version, and every key=value of "Initializing
 //                         a V1 LLM engine (v...) with config: ..." (model, max_seq_len,
 //                         tensor_parallel_size, kv_cache_dtype, enable_prefix_caching,

@@ -280,6 +280,32 @@ TEST(VllmLogGrammar, LateV0ProfilingResultsLine) {
 
 // --- the capacity lines ---------------------------------------------------------------------
 
+TEST(VllmLogGrammar, EarlyV1GpuBlocksLineWithoutCpuBlocks) {
+  // vLLM PR 12569 (January 2025, VLLM_USE_V1=1): kv_cache_utils.py prints the GPU blocks alone.
+  Fact f = one("INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381");
+  EXPECT_EQ(f.kind, "gpu_blocks");
+  EXPECT_EQ(num(f, "num_gpu_blocks"), 1381);
+  EXPECT_FALSE(f.number("num_cpu_blocks").has_value());
+  EXPECT_EQ(f.text("source"), "kv_cache_utils");
+}
+
+TEST(VllmLogGrammar, TheLaunchCommandPastedAboveTheLog) {
+  // The command as issue reporters paste it: a shell prompt, environment words, JSON values.
+  Fact f =
+      one("$ VLLM_USE_V1=1 vllm serve neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8 "
+          "--max-model-len 2048 --compilation-config '{\"level\": 3}'");
+  EXPECT_EQ(f.kind, "launch_command");
+  EXPECT_EQ(f.text("command"),
+            "VLLM_USE_V1=1 vllm serve neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8 "
+            "--max-model-len 2048 --compilation-config '{\"level\": 3}'");
+  EXPECT_EQ(
+      one("python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B").text("command"),
+      "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B");
+  // Prose that names vLLM is not a command.
+  Read r = read({"I run vllm serve with two GPUs and it fails"});
+  EXPECT_TRUE(r.facts.empty());
+}
+
 TEST(VllmLogGrammar, KvCacheSizeAndConcurrencyWithThousandsSeparators) {
   Read r = read({
       "(EngineCore pid=283) INFO 04-22 15:13:20 [v1/core/kv_cache_utils.py:1319] GPU KV cache "

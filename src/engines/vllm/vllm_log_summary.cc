@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/text.h"
+#include "engines/vllm/vllm_command.h"
 
 namespace servescope::vllm {
 
@@ -75,6 +76,17 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
   if (out.model.empty()) {
     if (const Fact* m = primary_fact(facts, "model_name"))
       out.model = m->text("model").value_or("");
+  }
+  if (out.model.empty()) {
+    // Only the launch command pasted above the log names it.
+    if (const Fact* l = primary_fact(facts, "launch_command")) {
+      if (auto words = split_command_line(l->text("command").value_or(""))) {
+        if (auto parsed = parse_vllm_command(*words)) {
+          if (const FlagSetting* m = parsed->command.find("--model"))
+            out.model = m->value();
+        }
+      }
+    }
   }
   if (const Fact* a = primary_fact(facts, "model_architecture"))
     out.model_class = a->text("architecture").value_or("");
