@@ -116,5 +116,39 @@ TEST(SglangGolden, TheQuickstartLogMatchesWithTheGpuGivenToo) {
   EXPECT_EQ(r->scenario.version.main_date, "2025-01-23");
 }
 
+// A node of a two-node run: the log shows its ranks only, so the KV pool it predicts bounds the
+// logged one from above (R3.1: the minimum over every rank). The quickstart log, edited to say
+// nnodes=2, with the logged pool below its prediction (another node had less free memory) and
+// above it (which no other node can explain).
+TEST(SglangGolden, OneNodeOfSeveralBoundsThePoolFromAbove) {
+  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
+                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto edited = [&](const std::string& tokens) {
+    std::string t = text;
+    t.replace(t.find("nnodes=1"), 8, "nnodes=2");
+    t.replace(t.find("max_total_num_tokens=444500"), 27, "max_total_num_tokens=" + tokens);
+    auto facts = read_log_text(t, "two-node");
+    EXPECT_TRUE(facts);
+    CheckOptions o;
+    o.gpu = "h100-sxm";
+    auto r = check_log(*facts, o);
+    EXPECT_TRUE(r) << r.message();
+    for (const Comparison& c : r->comparisons) {
+      if (c.field == "max_total_num_tokens")
+        return c;
+    }
+    ADD_FAILURE() << "no max_total_num_tokens comparison";
+    return Comparison{};
+  };
+  const Comparison below = edited("440000");
+  EXPECT_TRUE(below.bound);
+  EXPECT_TRUE(below.match) << below.note;
+  EXPECT_NE(below.note.find("nnodes 2"), std::string::npos) << below.note;
+  const Comparison above = edited("450000");
+  EXPECT_TRUE(above.bound);
+  EXPECT_FALSE(above.match) << above.note;
+}
+
 }  // namespace
 }  // namespace servescope

@@ -172,6 +172,8 @@ void check_run(const json& run, Score& score) {
       if (c.field == "num_gpu_blocks" || c.field == "gpu_kv_cache_size_tokens") {
         ASSERT_TRUE(c.predicted_low) << id << " " << c.field;
         EXPECT_GE(*c.predicted_low, c.logged.as_number()) << id << " " << c.field;
+        // check compares it as a bound, and the bound holds.
+        EXPECT_TRUE(c.bound && c.match) << id << " " << c.field << ": " << c.note;
       }
     }
     // check says so itself, as a note on the log.

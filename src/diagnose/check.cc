@@ -100,6 +100,13 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     const double logged = f.value.as_number();
     // A fraction is printed to a few decimals in the dump: compare to 1e-6 relative.
     const double tol = n->value.is_double() ? 1e-6 * std::max(1.0, std::fabs(logged)) : 0.0;
+    if (!f.bounded_above.empty()) {
+      c.bound = true;
+      c.match = logged <= hi + tol;
+      c.note = fmt::format("{}: logged {} ≤ {} predicted from the ranks in the log",
+                           f.bounded_above, logged, hi);
+      return;
+    }
     c.match = logged >= lo - tol && logged <= hi + tol;
     if (hi > lo) {
       c.note =

@@ -34,6 +34,7 @@ struct Comparison {
   std::uint64_t log_line = 0;
   std::string log_raw;
   bool from_defaults = false;
+  bool bound = false;  // the prediction is an upper bound: match means logged ≤ predicted
 };
 
 struct CheckResult {

@@ -32,6 +32,9 @@ struct LoggedFigure {
   std::string raw;             // the log line
   bool from_defaults = false;  // predicted from the typed command (the engine's defaults), not
                                // from the settings the log shows resolved
+  // Non-empty: the prediction from this log bounds the figure from above, and why (the log
+  // shows some ranks or stages, the engine takes the minimum over all of them).
+  std::string bounded_above;
 };
 
 /// What a log lets `check` rebuild: the commands to plan, the model, GPU and calibration, and

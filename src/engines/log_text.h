@@ -3,7 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace servescope::log_text {
@@ -40,6 +42,24 @@ inline bool has_icase(std::string_view s, std::string_view lower_needle) {
   }
   return false;
 }
+/// The GPU a kernel-config path names — "…/E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json",
+/// printed by both engines' fused-MoE and FP8 kernels when they look for a tuned config — as
+/// the driver names it ("NVIDIA H100 80GB HBM3"), or "" when the line has none. Many logs name
+/// the GPU nowhere else.
+inline std::string gpu_of_kernel_config(std::string_view line) {
+  constexpr std::string_view kKey = "device_name=";
+  const std::size_t at = line.find(kKey);
+  if (at == std::string_view::npos)
+    return {};
+  std::string out;
+  for (char c : line.substr(at + kKey.size())) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+      break;
+    out += c == '_' ? ' ' : c;
+  }
+  return out;
+}
+
 /// `s` without its first `prefix.size()` bytes (the caller has matched the prefix).
 inline std::string_view after(std::string_view s, std::string_view prefix) {
   return s.substr(std::min(prefix.size(), s.size()));

@@ -67,13 +67,17 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
   out += "\n";
   std::vector<std::vector<std::string>> rows = {{"", "FIGURE", "LOGGED", "PREDICTED", "LINE"}};
   for (const Comparison& c : r.comparisons) {
-    const std::string mark = !c.checked ? "·" : c.match ? "✓" : "✗";
-    rows.push_back({mark, c.field, shown(c.logged), predicted_text(c), std::to_string(c.log_line)});
+    const std::string mark = !c.checked ? "·" : !c.match ? "✗" : c.bound ? "≤" : "✓";
+    rows.push_back({mark, c.field, shown(c.logged),
+                    c.bound ? "≤ " + predicted_text(c) : predicted_text(c),
+                    std::to_string(c.log_line)});
   }
   out += render_columns(rows);
   for (const Comparison& c : r.comparisons) {
     if (!c.checked)
       out += fmt::format("  · {}: not checked — {}\n", c.field, c.note);
+    else if (c.bound)
+      out += fmt::format("  {} {}: {}\n", c.match ? "≤" : "✗", c.field, c.note);
   }
   for (const Comparison& c : r.comparisons) {
     if (!c.checked || c.match)
@@ -107,6 +111,7 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
                                                             : nlohmann::json(nullptr)},
                         {"match", c.checked ? nlohmann::json(c.match) : nlohmann::json(nullptr)},
                         {"checked", c.checked},
+                        {"bound", c.bound},
                         {"note", c.note},
                         {"log_line", c.log_line}};
     comparisons.push_back(std::move(j));

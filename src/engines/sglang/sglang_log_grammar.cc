@@ -342,6 +342,15 @@ LineKind SglangLogGrammar::dispatch(std::string_view message, FactSink& out) {
   if (m[0] == 'P' && starts_with(m, "Prefill batch"))
     return batch("prefill_batch", after(m, "Prefill batch"), out);
 
+  if (has(m, "device_name=")) {
+    if (std::string gpu = log_text::gpu_of_kernel_config(m); !gpu.empty()) {
+      begin("gpu");
+      builder_.add("name", Value(std::move(gpu)));
+      builder_.add("source", Value("kernel config path"));
+      emit(out);
+      return LineKind::kFact;
+    }
+  }
   if (starts_with(m, "server_args=") || starts_with(m, "ServerArgs(")) {
     begin("server_args");
     PythonCall call = parse_python_call(m);

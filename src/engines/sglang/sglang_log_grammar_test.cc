@@ -518,6 +518,16 @@ TEST(SglangLogBatches, PrefillLinesOfEveryForm) {
 
 // --- launch command, versions, GPUs --------------------------------------------------------
 
+TEST(SglangLogHeader, TheGpuFromAKernelConfigPath) {
+  // SGLang's fused-MoE / FP8 kernels name the tuned config they look for.
+  Fact f =
+      one("[2026-01-20 10:00:00 TP0] Config file not found at /sgl-workspace/sglang/python/sglang/"
+          "srt/layers/quantization/configs/N=24576,K=1536,device_name=NVIDIA_GeForce_RTX_3090,"
+          "dtype=fp8_w8a8,block_shape=[128, 128].json");
+  EXPECT_EQ(f.kind, "gpu");
+  EXPECT_EQ(f.text("name"), "NVIDIA GeForce RTX 3090");
+}
+
 TEST(SglangLogHeader, LaunchCommandOnOneLineOrContinued) {
   Fact one_line =
       one("python3.12 -m sglang.launch_server   --model Qwen/QwQ-32B --model-path "

@@ -207,6 +207,20 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
     figure(args, "cuda_graph_config.decode.max_bs", "cuda_graph_max_bs_decode.resolved", true);
   }
   figure(first_on_primary_rank(facts, "cuda_graph_bs"), "bs", "cuda_graph_bs", false);
+  // R3.1: the free memory the pools are sized from is the minimum over every rank, but a log
+  // of one node of several shows that node's ranks only.
+  std::int64_t nnodes = 1;
+  if (args != nullptr)
+    nnodes = args->integer("nnodes").value_or(1);
+  if (nnodes > 1) {
+    for (LoggedFigure& f : out.figures) {
+      if (f.output == "max_total_num_tokens" || f.output == "max_mamba_cache_size")
+        f.bounded_above = fmt::format(
+            "nnodes {}: the log holds one node's ranks, and SGLang sizes the pools from the "
+            "least free memory over the ranks of every node (R3.1)",
+            nnodes);
+    }
+  }
   if (out.figures.empty())
     out.missing.push_back(
         "any capacity figure (max_total_num_tokens, max_running_requests, #tokens)");

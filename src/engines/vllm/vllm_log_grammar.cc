@@ -1135,6 +1135,15 @@ LineKind VllmLogGrammar::misc_line(std::string_view m, std::string_view level) {
   re2::StringPiece a;
   re2::StringPiece b;
   re2::StringPiece c;
+  if (has(m, "device_name=")) {
+    if (std::string gpu = log_text::gpu_of_kernel_config(m); !gpu.empty()) {
+      begin("gpu");
+      builder_.add("name", Value(std::move(gpu)));
+      builder_.add("source", Value("kernel config path"));
+      emit();
+      return LineKind::kFact;
+    }
+  }
   // The logo: "█▀▀ ... version 0.19.0", "█▄█▀ ... model Qwen/Qwen3-8B".
   if (has(m, "\xE2\x96\x88") || has(m, "\xE2\x96\x84") || has(m, "\xE2\x96\x80")) {
     if (RE2::PartialMatch(m, re_.logo_version, &a)) {

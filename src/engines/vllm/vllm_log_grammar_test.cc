@@ -280,6 +280,18 @@ TEST(VllmLogGrammar, LateV0ProfilingResultsLine) {
 
 // --- the capacity lines ---------------------------------------------------------------------
 
+TEST(VllmLogGrammar, TheGpuFromAKernelConfigPath) {
+  // The llm-d planner logs (corpus) name the GPU only in the fused-MoE config path.
+  Fact f =
+      one("(EngineCore pid=243) WARNING 04-22 01:07:35 "
+          "[model_executor/.../fused_moe/fused_moe.py:1090] "
+          "Using default MoE config. Performance might be sub-optimal! Config file not found at "
+          "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/configs/"
+          "E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json");
+  EXPECT_EQ(f.kind, "gpu");
+  EXPECT_EQ(f.text("name"), "NVIDIA H100 80GB HBM3");
+}
+
 TEST(VllmLogGrammar, EarlyV1GpuBlocksLineWithoutCpuBlocks) {
   // vLLM PR 12569 (January 2025, VLLM_USE_V1=1): kv_cache_utils.py prints the GPU blocks alone.
   Fact f = one("INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381");

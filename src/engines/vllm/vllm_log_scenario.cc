@@ -247,6 +247,8 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
       model = m->text("model").value_or("");
   }
   out.model_path = model;
+  if (const Fact* gpu = primary_fact(facts, "gpu"))
+    out.gpu_name = gpu->text("name").value_or("");
   if (model.empty())
     out.missing.push_back(
         "the model (the non-default args, the engine config or 'Starting to load model')");
@@ -413,6 +415,24 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
   if (out.figures.empty())
     out.missing.push_back(
         "any capacity figure (GPU KV cache size, Maximum concurrency, # GPU blocks)");
+  // V4.2: with pipeline parallelism the blocks are the minimum over the stages, but the memory
+  // lines a log shows are the first stage's: the prediction bounds the KV figures from above.
+  std::int64_t pp = 1;
+  for (const char* kind : {"engine_config", "non_default_args"}) {
+    if (const Fact* f = primary_fact(facts, kind);
+        f != nullptr && f->integer("pipeline_parallel_size"))
+      pp = std::max(pp, *f->integer("pipeline_parallel_size"));
+  }
+  if (pp > 1) {
+    for (LoggedFigure& f : out.figures) {
+      if (f.output == "num_gpu_blocks" || f.output == "gpu_kv_cache_size_tokens" ||
+          f.output == "maximum_concurrency")
+        f.bounded_above = fmt::format(
+            "pipeline parallel {}: the memory lines are one stage's, and the blocks are the "
+            "minimum over the stages (the last holds the sampler) (V4.2)",
+            pp);
+    }
+  }
   return out;
 }
 

@@ -88,6 +88,8 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
       }
     }
   }
+  if (const Fact* gpu = primary_fact(facts, "gpu"))
+    out.gpu = gpu->text("name").value_or("");
   if (const Fact* a = primary_fact(facts, "model_architecture"))
     out.model_class = a->text("architecture").value_or("");
   auto size = [&](const char* field) -> int {
