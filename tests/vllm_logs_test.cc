@@ -78,6 +78,46 @@ TEST(VllmLogs, TextReportShowsCapacityAndTheStatsTimeline) {
   EXPECT_EQ(facts->counts().unknown, 0u) << text;
 }
 
+// A 0.10-era EngineCore reports each worker's KV cache config (the shape of vLLM issue threads
+// on TP 8): the engine keeps the least, which the summary shows beside the first.
+TEST(VllmLogs, WorkersWithDifferentKvSizesShowTheLeastTheEngineKeeps) {
+  std::string text;
+  for (const char* tokens : {"238,208", "237,392", "237,344", "238,256"}) {
+    text += std::string(
+                "(EngineCore_DP0 pid=1944) INFO 09-24 20:53:41 [kv_cache_utils.py:864] "
+                "GPU KV cache size: ") +
+            tokens + " tokens\n";
+  }
+  auto facts = read_log_text(text, "tp.log");
+  ASSERT_TRUE(facts) << facts.message();
+  const std::string report = render_logs_text(*facts, "tp.log");
+  EXPECT_NE(report.find("238,208 tokens"), std::string::npos) << report;
+  EXPECT_NE(report.find("KV cache kept (least of 4 lines)  237,344 tokens"), std::string::npos)
+      << report;
+  // One line, or lines that agree: nothing more to say.
+  auto one = read_log_text(text.substr(0, text.find('\n') + 1), "one.log");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(render_logs_text(*one, "one.log").find("KV cache kept"), std::string::npos);
+}
+
+// A V0 worker excerpt (vLLM PR 14447's thread): the weights are only in the profile line, and
+// the failure line names its error once.
+TEST(VllmLogs, V0WeightsFromTheProfileLineAndTheFailureNamedOnce) {
+  const std::string text =
+      "(VllmWorkerProcess pid=521) INFO 04-12 08:21:19 [worker.py:267] model weights take "
+      "21.21GiB; non_torch_memory takes 0.20GiB; PyTorch activation peak memory takes 0.37GiB; "
+      "the rest of the memory reserved for KV Cache is 1.57GiB.\n"
+      "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens "
+      "that can be stored in KV cache (81536).\n";
+  auto facts = read_log_text(text, "v0.log");
+  ASSERT_TRUE(facts) << facts.message();
+  const std::string report = render_logs_text(*facts, "v0.log");
+  EXPECT_NE(report.find("weights (memory profile)"), std::string::npos) << report;
+  EXPECT_NE(report.find("21.21 GiB"), std::string::npos) << report;
+  EXPECT_NE(report.find("ValueError: The model's max seq len"), std::string::npos) << report;
+  EXPECT_EQ(report.find("ValueError: ValueError"), std::string::npos) << report;
+}
+
 TEST(VllmLogs, JsonCarriesTheSummaryAndATimedTimeline) {
   const std::string startup = sweep_log(kRun);
   ASSERT_FALSE(startup.empty());

@@ -132,6 +132,16 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
     }
   }
   b.gib("weights (Model loading took)", "model_loaded", "weights_gib");
+  if (primary_fact(facts, "model_loaded") == nullptr) {
+    // V0 workers print the weights only in their profile line ("model weights take X GiB").
+    for (const char* kind : {"memory_summary", "memory_profile"}) {
+      if (const Fact* f = primary_fact(facts, kind); f != nullptr && f->has("weights_gib")) {
+        b.item(out.capacity, "weights (memory profile)",
+               fmt::format("{:.2f} GiB", f->number("weights_gib").value_or(0)), *f);
+        break;
+      }
+    }
+  }
   for (const char* kind : {"memory_summary", "memory_profile"}) {
     const Fact* f = nullptr;
     for (const Fact& x : facts) {
@@ -155,6 +165,25 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
   if (const Fact* f = primary_fact(facts, "memory_profile"); f != nullptr && f->has("kv_cache_gib"))
     b.gib("KV cache memory (profile)", "memory_profile", "kv_cache_gib");
   b.count("GPU KV cache size", "kv_cache_size", "tokens", " tokens");
+  {
+    // One line per worker (0.10-era EngineCore reports each worker's config): the engine keeps
+    // the least over the workers (get_kv_cache_configs, vllm-capacity.md 2.5).
+    const Fact* least = nullptr;
+    std::size_t lines = 0;
+    bool differ = false;
+    for (const Fact& f : facts) {
+      if (f.kind != "kv_cache_size" || !f.integer("tokens"))
+        continue;
+      ++lines;
+      if (least != nullptr && *f.integer("tokens") != *least->integer("tokens"))
+        differ = true;
+      if (least == nullptr || *f.integer("tokens") < *least->integer("tokens"))
+        least = &f;
+    }
+    if (differ)
+      b.item(out.capacity, fmt::format("KV cache kept (least of {} lines)", lines),
+             with_thousands(*least->integer("tokens")) + " tokens", *least);
+  }
   if (const Fact* f = primary_fact(facts, "max_concurrency")) {
     b.item(out.capacity, "maximum concurrency",
            fmt::format("{:.2f}x for {} tokens per request", f->number("concurrency").value_or(0),
@@ -188,8 +217,10 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
     if (f.kind == "startup_failure" || f.kind == "runtime_error") {
       const std::string error = f.text("error").value_or("");
       const std::string message = f.text("message").value_or("");
+      // A message that starts with its error's name ("ValueError: ValueError: …" otherwise).
+      const bool named = !error.empty() && message.rfind(error + ":", 0) == 0;
       b.item(out.problems, f.kind == "startup_failure" ? "startup failure" : "runtime error",
-             error.empty() ? message : error + ": " + message, f);
+             error.empty() || named ? message : error + ": " + message, f);
     } else if (f.kind == "cudagraph_downgrade") {
       b.item(out.problems, "CUDA graph mode downgraded",
              f.text("from").value_or("?") + " → " + f.text("to").value_or("?"), f);
