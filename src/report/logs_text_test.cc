@@ -47,5 +47,37 @@ TEST(LogsText, SummaryTimelineAndCounts) {
   }
 }
 
+// A speculative run allocates the target's pool, then the draft model's (an RTX 5090 thread):
+// both are shown, and what is free after the last of them.
+TEST(LogsText, TheDraftModelsPoolAndWhatIsFreeAfterIt) {
+  const std::string pools =
+      "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: "
+      "454112, K size: 3.46 GB, V size: 3.46 GB\n"
+      "[2026-09-12 00:22:48 TP0] Memory pool end. avail mem=8.40 GB\n"
+      "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: "
+      "454112, K size: 1.08 GB, V size: 1.08 GB\n"
+      "[2026-09-12 00:22:48 TP0] Memory pool end. avail mem=6.23 GB\n";
+  auto render = [](const std::string& log) {
+    auto facts = read_log_text(log, "t.log");
+    EXPECT_TRUE(facts) << facts.message();
+    return facts ? render_logs_text(*facts, "t.log") : std::string();
+  };
+  const std::string eagle = render(
+      "[2026-09-12 00:22:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE', "
+      "tp_size=1)\n" +
+      pools);
+  EXPECT_NE(eagle.find("draft KV cache    454,112 tokens (K 1.08 GB"), std::string::npos) << eagle;
+  EXPECT_NE(eagle.find("free after pools  6.23 GB"), std::string::npos) << eagle;
+  // Without a draft model a second pool is a restart: the first start's figures stand.
+  const std::string plain = render(
+      "[2026-09-12 00:22:00] server_args=ServerArgs(model_path='m', speculative_algorithm=None, "
+      "tp_size=1)\n" +
+      pools);
+  EXPECT_EQ(plain.find("1.08 GB"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("free after pools  8.40 GB"), std::string::npos) << plain;
+  // An excerpt without the dump cannot tell: it says so.
+  EXPECT_NE(render(pools).find("second KV pool (a draft model's or a restart)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace servescope

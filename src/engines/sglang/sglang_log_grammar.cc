@@ -161,6 +161,23 @@ bool is_http_server_line(std::string_view s) {
          has(s, "\" 200") || (has(s, " HTTP/1.") && has(s, " - \""));
 }
 
+// A glog line of a C++ library SGLang loads (Mooncake's transfer engine, NIXL):
+// "I0227 14:34:02.054051 3828982 transfer_engine_impl.cpp:571] ...". Its words are that
+// library's, not SGLang's ("Metrics reporting is disabled" adjusts no SGLang setting).
+bool is_glog_line(std::string_view s) {
+  if (s.size() < 24 || (s[0] != 'I' && s[0] != 'W' && s[0] != 'E' && s[0] != 'F'))
+    return false;
+  for (std::size_t i : {1u, 2u, 3u, 4u, 6u, 7u, 9u, 10u, 12u, 13u})
+    if (!is_digit(s[i]))
+      return false;
+  return s[5] == ' ' && s[8] == ':' && s[11] == ':' && s[14] == '.' && has(s, "] ");
+}
+
+// DeepGEMM's JIT warm-up (deep_gemm_wrapper): its own memory check, no SGLang pool.
+bool is_deep_gemm_warmup(std::string_view s) {
+  return starts_with(s, "Required memory for warmup:");
+}
+
 constexpr std::size_t kMaxCommandBytes = 64 * 1024;
 
 }  // namespace
@@ -289,6 +306,8 @@ LineKind SglangLogGrammar::unprefixed(std::string_view line, FactSink& out) {
     return LineKind::kKnown;
   if (in_traceback_ && (line.front() == ' ' || line.front() == '\t'))
     return LineKind::kKnown;  // the frames and source lines of a traceback
+  if (is_glog_line(t))
+    return LineKind::kKnown;
   if (has(t, "sglang")) {
     re2::StringPiece whole;
     if (RE2::PartialMatch(t, re_.launch, &whole)) {
@@ -534,7 +553,7 @@ LineKind SglangLogGrammar::dispatch(std::string_view message, FactSink& out) {
     return k;
   if (LineKind k = versions_and_gpus(m, out); k != LineKind::kUnknown)
     return k;
-  if (is_progress_bar(m) || is_http_server_line(message))
+  if (is_progress_bar(m) || is_http_server_line(message) || is_deep_gemm_warmup(m))
     return LineKind::kKnown;
   if (!lv.source.empty() && has(lv.source, "server_args")) {
     begin("server_args_note");

@@ -518,6 +518,18 @@ TEST(SglangLogBatches, PrefillLinesOfEveryForm) {
 
 // --- launch command, versions, GPUs --------------------------------------------------------
 
+TEST(SglangLogHeader, OtherLibrariesLinesAreKnownNotSettings) {
+  // A two-node PD-disaggregated run (Mooncake transfer engine, DeepGEMM warm-up).
+  Read r =
+      read({"I0227 14:34:02.054051 3828982 transfer_engine_impl.cpp:571] Metrics reporting "
+            "is disabled (set MC_TE_METRIC=1 to enable)",
+            "[2026-02-27 14:33:48 TP0] Required memory for warmup: 0.18792724609375GB, "
+            "Available memory: 15.0693359375GB"});
+  EXPECT_TRUE(r.facts.empty());
+  EXPECT_EQ(r.kinds[0], LineKind::kKnown);
+  EXPECT_EQ(r.kinds[1], LineKind::kKnown);
+}
+
 TEST(SglangLogHeader, TheGpuFromAKernelConfigPath) {
   // SGLang's fused-MoE / FP8 kernels name the tuned config they look for.
   Fact f =

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string_view>
 
 #include "core/text.h"
@@ -42,10 +43,47 @@ class Builder {
         {std::move(name), show(*v, field) + std::string(suffix), f->line, f->kind});
   }
 
-  void kv_cache() {
-    const Fact* f = first_on_primary_rank(facts_, "kv_cache_allocated");
-    if (f == nullptr)
+  // Every fact of `kind` the rank of the first one logged, in order (the target's pool, then a
+  // speculative draft model's).
+  std::vector<const Fact*> on_first_rank(std::string_view kind) const {
+    std::vector<const Fact*> out;
+    const Fact* first = first_on_primary_rank(facts_, kind);
+    if (first == nullptr)
+      return out;
+    for (const Fact& f : facts_) {
+      if (f.kind == kind && f.rank.tp == first->rank.tp && f.rank.dp == first->rank.dp &&
+          f.rank.pp == first->rank.pp && f.line >= first->line)
+        out.push_back(&f);
+    }
+    return out;
+  }
+
+  // `speculative`: the dump names a draft model (yes / no / no dump).
+  void kv_cache(std::optional<bool> speculative) {
+    const std::vector<const Fact*> pools = on_first_rank("kv_cache_allocated");
+    if (pools.empty())
       return;
+    kv_pool("KV cache", *pools[0]);
+    // A draft model's pool comes second; without one a second pool is another start of the
+    // server in the same file, and the summary is the first start's.
+    if (pools.size() > 1 && speculative.value_or(true))
+      kv_pool(speculative ? "draft KV cache" : "second KV pool (a draft model's or a restart)",
+              *pools[1]);
+  }
+
+  // What is free once every pool is allocated: after the last pool (a draft model's comes
+  // after the target's).
+  void free_after_pools(std::optional<bool> speculative) {
+    const std::vector<const Fact*> ends = on_first_rank("memory_pool_end");
+    if (ends.empty())
+      return;
+    const Fact* f = speculative.value_or(false) && ends.size() > 1 ? ends[1] : ends.front();
+    if (const Value* v = f->find("avail_mem_gb"))
+      out_.capacity.push_back({"free after pools", show(*v, "avail_mem_gb"), f->line, f->kind});
+  }
+
+  void kv_pool(std::string name, const Fact& pool) {
+    const Fact* f = &pool;
     std::string value;
     if (auto t = f->integer("tokens"))
       value = with_thousands(*t) + " tokens";
@@ -58,7 +96,7 @@ class Builder {
       value += value.empty() ? sizes : " (" + sizes + ")";
     if (auto dtype = f->text("dtype"))
       value += ", " + *dtype;
-    out_.capacity.push_back({"KV cache", value, f->line, f->kind});
+    out_.capacity.push_back({std::move(name), value, f->line, f->kind});
   }
 
   void capture_list() {
@@ -172,11 +210,16 @@ LogSummary summarize_sglang_log(const std::vector<Fact>& facts) {
   b.figure("free after load (A)", "load_weight_end", "avail_mem_gb");
   b.figure("weights", "load_weight_end", "mem_usage_gb");
   b.figure("mem_fraction_static", "server_args", "mem_fraction_static");
-  b.kv_cache();
+  const Fact* dump = first_on_primary_rank(facts, "server_args");
+  std::optional<bool> speculative;
+  if (dump != nullptr)
+    speculative = dump->text("speculative_algorithm").has_value() &&
+                  !dump->text("speculative_algorithm")->empty();
+  b.kv_cache(speculative);
   b.figure("max_mamba_cache_size (K)", "mamba_cache_allocated", "max_mamba_cache_size");
   b.figure("full layer tokens", "swa_pool", "full_layer_tokens");
   b.figure("SWA layer tokens", "swa_pool", "swa_layer_tokens");
-  b.figure("free after pools", "memory_pool_end", "avail_mem_gb");
+  b.free_after_pools(speculative);
   b.capture_list();
   b.figure("CUDA graph memory", "cuda_graph_capture_end", "mem_usage_gb");
   b.figure("max_total_num_tokens", "capacity", "max_total_num_tokens");
