@@ -142,14 +142,8 @@ void AsioTransport::write(const std::shared_ptr<Conn>& c) {
   const Handle id = c->id;
   net::async_write(c->socket, net::buffer(c->request.data(), c->request.size()),
                    [this, c, id](boost::system::error_code ec, std::size_t) {
-                     if (c->id != id || c->handler == nullptr)
-                       return;
-                     if (ec) {
-                       if (retry(c))
-                         return;
-                       return fail(c, TransportFailure::kIo);
-                     }
-                     read(c);
+                     if (!moved_on(c, id, ec))
+                       read(c);
                    });
 }
 
@@ -158,14 +152,8 @@ void AsioTransport::write(const std::shared_ptr<Conn>& c) {
 void AsioTransport::read(const std::shared_ptr<Conn>& c) {
   const Handle id = c->id;
   c->socket.async_wait(tcp::socket::wait_read, [this, c, id](boost::system::error_code ec) {
-    if (c->id != id || c->handler == nullptr)
-      return;
-    if (ec) {
-      if (retry(c))
-        return;
-      return fail(c, TransportFailure::kIo);
-    }
-    drain(c);
+    if (!moved_on(c, id, ec))
+      drain(c);
   });
 }
 
@@ -215,6 +203,19 @@ void AsioTransport::drain(const std::shared_ptr<Conn>& c) {
     h->on_finished();
     return;
   }
+}
+
+// In a completion handler: whether the exchange has moved on — it was aborted, or the operation
+// failed and the exchange was retried on a fresh connection or failed — so the handler stops.
+bool AsioTransport::moved_on(const std::shared_ptr<Conn>& c, Handle id,
+                             boost::system::error_code ec) {
+  if (c->id != id || c->handler == nullptr)
+    return true;
+  if (!ec)
+    return false;
+  if (!retry(c))
+    fail(c, TransportFailure::kIo);
+  return true;
 }
 
 // A kept-alive connection the server had closed: send again once on a fresh one, before any

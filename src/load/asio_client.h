@@ -55,6 +55,7 @@ class AsioTransport final : public Transport {
   void write(const std::shared_ptr<Conn>& c);
   void read(const std::shared_ptr<Conn>& c);
   void drain(const std::shared_ptr<Conn>& c);
+  bool moved_on(const std::shared_ptr<Conn>& c, Handle id, boost::system::error_code ec);
   void fail(const std::shared_ptr<Conn>& c, TransportFailure failure);
   bool retry(const std::shared_ptr<Conn>& c);
 

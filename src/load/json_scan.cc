@@ -219,6 +219,22 @@ class Scanner {
     return true;
   }
 
+  // After a member or an element: a comma and more, or the bracket that closes them.
+  enum class Next { kMore, kClosed, kBad };
+  Next after_item(char close) {
+    ws();
+    if (p_ < end_ && *p_ == ',') {
+      ++p_;
+      ws();
+      return Next::kMore;
+    }
+    if (p_ < end_ && *p_ == close) {
+      ++p_;
+      return Next::kClosed;
+    }
+    return Next::kBad;
+  }
+
   // A value: scalars here (inlined where values are read), objects and arrays in container().
   __attribute__((always_inline)) bool value(int d, Mask alive) {
     if (p_ >= end_)
@@ -291,17 +307,10 @@ class Scanner {
         const Mask child = below != 0 ? through_key(d, below, key) : 0;
         if (!value(d + 1, child))
           return false;
-        ws();
-        if (p_ < end_ && *p_ == ',') {
-          ++p_;
-          ws();
+        const Next next = after_item('}');
+        if (next == Next::kMore)
           continue;
-        }
-        if (p_ < end_ && *p_ == '}') {
-          ++p_;
-          return true;
-        }
-        return false;
+        return next == Next::kClosed;
       }
     }
     if (field != nullptr)
@@ -316,17 +325,10 @@ class Scanner {
       const Mask child = below != 0 ? through_index(d, below, index) : 0;
       if (!value(d + 1, child))
         return false;
-      ws();
-      if (p_ < end_ && *p_ == ',') {
-        ++p_;
-        ws();
+      const Next next = after_item(']');
+      if (next == Next::kMore)
         continue;
-      }
-      if (p_ < end_ && *p_ == ']') {
-        ++p_;
-        return true;
-      }
-      return false;
+      return next == Next::kClosed;
     }
   }
 

@@ -201,6 +201,17 @@ std::optional<Figure> gib_figure(const std::vector<Fact>& facts,
   return std::nullopt;
 }
 
+// The pipeline-parallel size the engine config or the args dump states (1 when neither does).
+std::int64_t pipeline_stages(const std::vector<Fact>& facts) {
+  std::int64_t pp = 1;
+  for (const char* kind : {"engine_config", "non_default_args"}) {
+    if (const Fact* f = primary_fact(facts, kind);
+        f != nullptr && f->integer("pipeline_parallel_size"))
+      pp = std::max(pp, *f->integer("pipeline_parallel_size"));
+  }
+  return pp;
+}
+
 const Fact* first_fact(const std::vector<Fact>& facts, std::string_view kind) {
   for (const Fact& f : facts) {
     if (f.kind == kind)
@@ -417,12 +428,7 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
         "any capacity figure (GPU KV cache size, Maximum concurrency, # GPU blocks)");
   // V4.2: with pipeline parallelism the blocks are the minimum over the stages, but the memory
   // lines a log shows are the first stage's: the prediction bounds the KV figures from above.
-  std::int64_t pp = 1;
-  for (const char* kind : {"engine_config", "non_default_args"}) {
-    if (const Fact* f = primary_fact(facts, kind);
-        f != nullptr && f->integer("pipeline_parallel_size"))
-      pp = std::max(pp, *f->integer("pipeline_parallel_size"));
-  }
+  const std::int64_t pp = pipeline_stages(facts);
   if (pp > 1) {
     for (LoggedFigure& f : out.figures) {
       if (f.output == "num_gpu_blocks" || f.output == "gpu_kv_cache_size_tokens" ||
@@ -494,12 +500,7 @@ std::vector<Finding> vllm_log_consistency(const std::vector<Fact>& facts) {
   // Pipeline parallel: every stage profiles its own memory and the blocks are the minimum over
   // stages (V4.2), but a log's memory lines are the first stage's (the one a reader sees first
   // and the calibration takes): a prediction from them bounds the blocks from above.
-  std::int64_t pp = 1;
-  for (const char* kind : {"engine_config", "non_default_args"}) {
-    if (const Fact* f = primary_fact(facts, kind);
-        f != nullptr && f->integer("pipeline_parallel_size"))
-      pp = std::max(pp, *f->integer("pipeline_parallel_size"));
-  }
+  const std::int64_t pp = pipeline_stages(facts);
   if (pp > 1) {
     out.push_back({Severity::kInfo,
                    "log-memory-is-one-stage",
