@@ -6,6 +6,7 @@
 // fails if a listed case starts to match (update the list) or an unlisted one stops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -114,6 +115,29 @@ TEST(SglangGolden, TheQuickstartLogMatchesWithTheGpuGivenToo) {
   EXPECT_EQ(r->unchecked(), 0u);
   EXPECT_GE(r->matched(), 6u);
   EXPECT_EQ(r->scenario.version.main_date, "2025-01-23");
+}
+
+// A log that names a GPU the catalog lacks (an H800 in a kernel-config path) is still checked,
+// on a stand-in, and says so; a --gpu the catalog lacks is an error (it is the user's input).
+TEST(SglangGolden, AGpuTheCatalogLacksIsAStandInNotAnError) {
+  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
+                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto facts = read_log_text(text +
+                                 "[2025-01-23 00:00:00 TP0] Config file not found at "
+                                 "/sgl/configs/E=256,N=256,device_name=NVIDIA_H800.json\n",
+                             "h800");
+  ASSERT_TRUE(facts);
+  auto r = check_log(*facts, CheckOptions{});
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_FALSE(r->gpu_known);
+  EXPECT_GE(r->matched(), 1u);
+  EXPECT_TRUE(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& n) {
+    return n.find("'NVIDIA H800'") != std::string::npos;
+  }));
+  CheckOptions typed;
+  typed.gpu = "NVIDIA H800";
+  EXPECT_FALSE(check_log(*facts, typed));
 }
 
 // A node of a two-node run: the log shows its ranks only, so the KV pool it predicts bounds the

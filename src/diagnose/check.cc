@@ -210,22 +210,34 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   // The free memory before the load sizes a stand-in GPU when none is named.
   const double p =
       log.calibration.free_before_load_gib.value_or(log.calibration.total_memory_gib.value_or(0));
-  std::string gpu_name = options.gpu.empty() ? log.gpu_name : options.gpu;
-  if (!gpu_name.empty()) {
-    auto gpu = GpuCatalog::builtin().find(gpu_name);
+  std::string unknown_gpu;  // named by the log, not in the catalog
+  if (!options.gpu.empty()) {
+    auto gpu = GpuCatalog::builtin().find(options.gpu);
     if (!gpu)
       return gpu.error();
     s.hardware.gpu = *gpu->spec;
-  } else {
-    // No GPU named: a stand-in sized from the free memory the log shows; figures that depend
-    // on the GPU's memory are reported as not checked.
+  } else if (!log.gpu_name.empty()) {
+    if (auto gpu = GpuCatalog::builtin().find(log.gpu_name))
+      s.hardware.gpu = *gpu->spec;
+    else
+      unknown_gpu = log.gpu_name;
+  }
+  if (options.gpu.empty() && (log.gpu_name.empty() || !unknown_gpu.empty())) {
+    // No GPU the catalog knows: a stand-in sized from the free memory the log shows; figures
+    // that depend on the GPU's memory are reported as not checked.
     out.gpu_known = false;
     s.hardware.gpu.key = "unknown";
     s.hardware.gpu.smi_name = "GPU not named in the log";
     s.hardware.gpu.memory_mib = static_cast<std::int64_t>(std::ceil((p + 0.85) * 1024));
     s.hardware.gpu.compute_capability = "?";
     out.notes.push_back(
-        "the log does not name the GPU: pass --gpu to check the figures that depend on its memory");
+        unknown_gpu.empty()
+            ? "the log does not name the GPU: pass --gpu to check the figures that depend on its "
+              "memory"
+            : fmt::format("the log names the GPU '{}', which the GPU catalog does not have "
+                          "(`servescope gpus` lists the catalog): a stand-in is used; pass --gpu "
+                          "to check the figures that depend on the GPU's memory",
+                          unknown_gpu));
   }
   s.calibration.source = "log";
   for (const std::string& kv : options.env) {
