@@ -140,6 +140,33 @@ TEST(SglangGolden, AGpuTheCatalogLacksIsAStandInNotAnError) {
   EXPECT_FALSE(check_log(*facts, typed));
 }
 
+// A speculative draft model loads its weights after the target's pools: its "Load weight"
+// lines (less free memory) do not calibrate the target's pools.
+TEST(SglangGolden, ADraftModelsLoadDoesNotCalibrateTheTargetsPools) {
+  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
+                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CheckOptions o;
+  o.gpu = "h100-sxm";
+  auto plain = read_log_text(text, "target");
+  auto with_draft =
+      read_log_text(text +
+                        "[2025-01-23 00:10:00 TP0] Load weight begin. avail mem=12.00 GB\n"
+                        "[2025-01-23 00:10:01 TP0] Load weight end. type=LlamaForCausalLMEagle, "
+                        "dtype=torch.bfloat16, avail mem=11.00 GB\n",
+                    "draft");
+  ASSERT_TRUE(plain && with_draft);
+  auto a = check_log(*plain, o);
+  auto b = check_log(*with_draft, o);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->scenario.calibration.free_after_load_gib);
+  EXPECT_EQ(b->scenario.calibration.free_after_load_gib,
+            a->scenario.calibration.free_after_load_gib);
+  EXPECT_EQ(b->scenario.calibration.free_before_load_gib,
+            a->scenario.calibration.free_before_load_gib);
+  EXPECT_EQ(b->mismatched(), 0u);
+}
+
 // A node of a two-node run: the log shows its ranks only, so the KV pool it predicts bounds the
 // logged one from above (R3.1: the minimum over every rank). The quickstart log, edited to say
 // nnodes=2, with the logged pool below its prediction (another node had less free memory) and

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "core/text.h"
@@ -151,7 +152,17 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   // Free memory around the weight load: SGLang sizes from the minimum over ranks; it prints
   // GiB to two decimals.
   Calibration& cal = out.calibration;
+  // Only the target model's load counts: every rank loads it before any pool is allocated (the
+  // pools are sized from the minimum over ranks), and a speculative draft model loads after.
+  std::uint64_t first_pool_line = std::numeric_limits<std::uint64_t>::max();
   for (const Fact& f : facts) {
+    if (f.kind == "kv_cache_allocated" || f.kind == "memory_pool_end" ||
+        f.kind == "mamba_cache_allocated")
+      first_pool_line = std::min(first_pool_line, f.line);
+  }
+  for (const Fact& f : facts) {
+    if (f.line > first_pool_line)
+      continue;
     std::optional<double>* target = f.kind == "load_weight_begin" ? &cal.free_before_load_gib
                                     : f.kind == "load_weight_end" ? &cal.free_after_load_gib
                                                                   : nullptr;
