@@ -117,7 +117,7 @@ TEST(SglangGolden, TheQuickstartLogMatchesWithTheGpuGivenToo) {
   EXPECT_EQ(r->scenario.version.main_date, "2025-01-23");
 }
 
-// A log that names a GPU the catalog lacks (an H800 in a kernel-config path) is still checked,
+// A log that names a GPU the catalog lacks (a GH200 in a kernel-config path) is still checked,
 // on a stand-in, and says so; a --gpu the catalog lacks is an error (it is the user's input).
 TEST(SglangGolden, AGpuTheCatalogLacksIsAStandInNotAnError) {
   std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
@@ -125,18 +125,18 @@ TEST(SglangGolden, AGpuTheCatalogLacksIsAStandInNotAnError) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto facts = read_log_text(text +
                                  "[2025-01-23 00:00:00 TP0] Config file not found at "
-                                 "/sgl/configs/E=256,N=256,device_name=NVIDIA_H800.json\n",
-                             "h800");
+                                 "/sgl/configs/E=256,N=256,device_name=NVIDIA_GH200_480GB.json\n",
+                             "gh200");
   ASSERT_TRUE(facts);
   auto r = check_log(*facts, CheckOptions{});
   ASSERT_TRUE(r) << r.message();
   EXPECT_FALSE(r->gpu_known);
   EXPECT_GE(r->matched(), 1u);
   EXPECT_TRUE(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& n) {
-    return n.find("'NVIDIA H800'") != std::string::npos;
+    return n.find("'NVIDIA GH200 480GB'") != std::string::npos;
   }));
   CheckOptions typed;
-  typed.gpu = "NVIDIA H800";
+  typed.gpu = "NVIDIA GH200 480GB";
   EXPECT_FALSE(check_log(*facts, typed));
 }
 

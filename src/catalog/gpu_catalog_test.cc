@@ -21,6 +21,23 @@ TEST(GpuCatalog, FindsByFullNvidiaSmiName) {
   EXPECT_EQ(m->spec->memory_mib, 81559);
 }
 
+// The China-market Hopper and Ampere parts common in published DeepSeek logs: their names do
+// not carry H100's suffix, and their NVLink is cut to 400 GB/s.
+TEST(GpuCatalog, FindsTheChinaMarketPartsByTheirOwnNames) {
+  auto h800 = GpuCatalog::builtin().find("NVIDIA H800");
+  ASSERT_TRUE(h800);
+  EXPECT_EQ(h800->spec->key, "h800");
+  EXPECT_EQ(h800->spec->memory_mib, 81559);
+  EXPECT_DOUBLE_EQ(h800->spec->interconnect_gbps, 400);
+  auto a800 = GpuCatalog::builtin().find("NVIDIA A800-SXM4-80GB");
+  ASSERT_TRUE(a800);
+  EXPECT_EQ(a800->spec->key, "a800-80gb");
+  EXPECT_EQ(a800->spec->cc_major, 8);
+  auto t4 = GpuCatalog::builtin().find("Tesla T4");
+  ASSERT_TRUE(t4);
+  EXPECT_EQ(t4->spec->memory_mib, 15360);
+}
+
 TEST(GpuCatalog, FindsOldDriverNamesWithoutVendorPrefix) {
   auto m = GpuCatalog::builtin().find("A100-SXM4-40GB");
   ASSERT_TRUE(m);
