@@ -118,6 +118,19 @@ TEST(VllmLogs, V0WeightsFromTheProfileLineAndTheFailureNamedOnce) {
   EXPECT_EQ(report.find("ValueError: ValueError"), std::string::npos) << report;
 }
 
+// A README that quotes a command, or an SGLang log that names a kernel config, is not a vLLM
+// log: those facts are read but do not identify the engine.
+TEST(VllmLogs, ACommandOrAGpuNameAloneIsNotALog) {
+  EXPECT_FALSE(
+      read_log_text("$ vllm serve Qwen/Qwen3-8B --max-model-len 4096\nthen run it\n", "readme.md"));
+  auto facts = read_log_text(
+      "$ vllm serve Qwen/Qwen3-8B --max-model-len 4096\n"
+      "INFO 01-30 03:18:12 gpu_model_runner.py:848] Loading model weights took 15.27 GB\n",
+      "excerpt.log");
+  ASSERT_TRUE(facts) << facts.message();
+  EXPECT_EQ(facts->engine(), "vllm");
+}
+
 TEST(VllmLogs, JsonCarriesTheSummaryAndATimedTimeline) {
   const std::string startup = sweep_log(kRun);
   ASSERT_FALSE(startup.empty());

@@ -1298,8 +1298,15 @@ LineKind VllmLogGrammar::misc_line(std::string_view m, std::string_view level) {
 }
 
 bool VllmLogGrammar::identifies_engine(const Fact& fact) const {
-  static constexpr std::array<std::string_view, 5> kGeneric = {
-      "startup_failure", "runtime_error", "setting_adjusted", "input_too_long", "server_ready"};
+  // Lines any program prints, a GPU name (both engines name kernel configs alike) and a launch
+  // command (a README quotes commands too) do not make a text a vLLM log.
+  static constexpr std::array<std::string_view, 7> kGeneric = {"startup_failure",
+                                                               "runtime_error",
+                                                               "setting_adjusted",
+                                                               "input_too_long",
+                                                               "server_ready",
+                                                               "launch_command",
+                                                               "gpu"};
   for (std::string_view k : kGeneric) {
     if (fact.kind == k)
       return false;
