@@ -103,7 +103,7 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     if (!f.bounded_above.empty()) {
       c.bound = true;
       c.match = logged <= hi + tol;
-      c.note = fmt::format("{}: logged {} ≤ {} predicted from the ranks in the log",
+      c.note = fmt::format("{}: logged {} ≤ {}, the most the log's memory figures allow",
                            f.bounded_above, logged, hi);
       return;
     }

@@ -348,7 +348,15 @@ std::optional<std::vector<std::string>> launch_words_in(std::string_view line) {
   static constexpr std::string_view kLaunchers[] = {"$",     "#",    ">",    "%",  "+",  "sudo",
                                                     "nohup", "exec", "time", "uv", "run"};
   const bool container = !words->empty() && ((*words)[0] == "docker" || (*words)[0] == "podman");
-  for (std::size_t i = 0; i < start && !container; ++i) {
+  // A shell prompt ends in $, #, > or % ("(.venv) user@host:~$"): the words up to it are its.
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < start; ++i) {
+    const std::string& w = (*words)[i];
+    const char last = w.empty() ? ' ' : w.back();
+    if (last == '$' || last == '#' || last == '>' || last == '%')
+      first = i + 1;
+  }
+  for (std::size_t i = first; i < start && !container; ++i) {
     if (std::find(std::begin(kLaunchers), std::end(kLaunchers), (*words)[i]) ==
         std::end(kLaunchers))
       return std::nullopt;

@@ -313,6 +313,10 @@ TEST(VllmLogGrammar, TheLaunchCommandPastedAboveTheLog) {
   EXPECT_EQ(
       one("python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B").text("command"),
       "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B");
+  // A prompt with a virtualenv and a host before it.
+  EXPECT_EQ(one("(.venv) ubuntu@host:~/work$ vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2")
+                .text("command"),
+            "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2");
   // Prose that names vLLM is not a command.
   Read r = read({"I run vllm serve with two GPUs and it fails"});
   EXPECT_TRUE(r.facts.empty());
