@@ -45,13 +45,8 @@ logs_out="$(mktemp)"
   >"$twin_out" 2>"$twin_err" &
 twin_pid=$!
 trap 'kill "$twin_pid" 2>/dev/null; wait "$twin_pid" 2>/dev/null; rm -f "$twin_out" "$twin_err" "$logs_out"' EXIT
-port=""
-for _ in $(seq 1 200); do
-  port="$(grep -o 'served at http://127.0.0.1:[0-9]*' "$twin_out" | sed 's/.*://' || true)"
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { echo "the twin did not start" >&2; cat "$twin_err" >&2; exit 1; }
+. "$(dirname "$0")/../bench/twin-lib.sh"  # served_port
+port="$(served_port "$twin_out")" || { cat "$twin_err" >&2; exit 1; }
 "$bin" bench --url "http://127.0.0.1:$port" --concurrency 64 --requests 192 --input-len 256 \
   --output-len 64 --scrape-interval 50ms --quiet --expect-from "$twin_err"
 

@@ -1,6 +1,8 @@
 // Test helper: feed lines to an engine's log grammar and keep every fact and line kind.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <initializer_list>
 #include <string_view>
 #include <utility>
@@ -37,6 +39,22 @@ inline GrammarRead feed_lines(LogGrammar& grammar, std::initializer_list<std::st
   grammar.finish(c);
   r.facts = std::move(c.facts);
   return r;
+}
+
+/// The lines read by a fresh `Grammar`.
+template <class Grammar>
+GrammarRead read_lines(std::initializer_list<std::string_view> lines) {
+  Grammar g;
+  return feed_lines(g, lines);
+}
+
+/// The one fact a line makes (a test failure when it makes none or several).
+template <class Grammar>
+Fact read_one(std::string_view line) {
+  GrammarRead r = read_lines<Grammar>({line});
+  EXPECT_EQ(r.facts.size(), 1u) << line;
+  EXPECT_EQ(r.kinds.front(), LineKind::kFact) << line;
+  return r.facts.empty() ? Fact() : r.facts.front();
 }
 
 }  // namespace servescope::testing

@@ -32,6 +32,16 @@ Status check_number(const FlagSpec& spec, std::string_view spelled, std::string_
   return ok_status();
 }
 
+// The flag of `flags` named `name` or having it as an alias (FlagSpec and CliFlag alike).
+template <class Flag>
+const Flag* find_named(const std::vector<Flag>& flags, std::string_view name) {
+  for (const Flag& f : flags) {
+    if (f.name == name || std::find(f.aliases.begin(), f.aliases.end(), name) != f.aliases.end())
+      return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Status validate_flag_value(const FlagSpec& spec, std::string_view spelled,
@@ -120,27 +130,11 @@ Result<std::vector<CliFlag>> parse_cli_surface(std::string_view tsv, std::string
 }
 
 const FlagSpec* find_flag_spec(const std::vector<FlagSpec>& flags, std::string_view name) {
-  for (const FlagSpec& f : flags) {
-    if (f.name == name)
-      return &f;
-    for (const std::string& a : f.aliases) {
-      if (a == name)
-        return &f;
-    }
-  }
-  return nullptr;
+  return find_named(flags, name);
 }
 
 const CliFlag* find_cli_flag(const std::vector<CliFlag>& surface, std::string_view name) {
-  for (const CliFlag& f : surface) {
-    if (f.name == name)
-      return &f;
-    for (const std::string& a : f.aliases) {
-      if (a == name)
-        return &f;
-    }
-  }
-  return nullptr;
+  return find_named(surface, name);
 }
 
 bool is_option_word(std::string_view w) {

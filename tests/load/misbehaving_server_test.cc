@@ -186,13 +186,25 @@ TEST(MisbehavingServer, ATwoGigabyteEventIsCutAtTheEventLimit) {
   EXPECT_EQ(errors_of(r.points[0], "malformed_sse"), 2u);
 }
 
+constexpr const char* kEventStreamHead =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+
+// Two requests against a stream that never ends, with a 1 s timeout: both time out, and the
+// run ends at the timeout plus the sweep's resolution. `done` stops the server's loop.
+void expect_both_time_out_after_one_second(const TinyServer& server, std::atomic<bool>& done) {
+  const BenchReport r = bench_against(server.port(), 2, 1.0);
+  done = true;
+  const BenchPoint& p = r.points[0];
+  EXPECT_EQ(errors_of(p, "timeout"), 2u);
+  EXPECT_LT(p.duration_s, 1.0 + 1.0);
+  EXPECT_GE(p.duration_s, 1.0);
+}
+
 TEST(MisbehavingServer, AnEndlessStreamEndsAtTheTimeout) {
   std::atomic<bool> done{false};
   TinyServer server(
       [&done](int fd) {
-        if (!send_all(fd,
-                      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: "
-                      "close\r\n\r\n"))
+        if (!send_all(fd, kEventStreamHead))
           return;
         for (int i = 0; i < 3000 && !done; ++i) {  // at most 30 s
           if (!send_all(fd, "data: {\"choices\":[{\"text\":\" x\"}]}\n\n"))
@@ -201,12 +213,7 @@ TEST(MisbehavingServer, AnEndlessStreamEndsAtTheTimeout) {
         }
       },
       4);
-  const BenchReport r = bench_against(server.port(), 2, 1.0);
-  done = true;
-  const BenchPoint& p = r.points[0];
-  EXPECT_EQ(errors_of(p, "timeout"), 2u);
-  EXPECT_LT(p.duration_s, 1.0 + 1.0);  // the timeout, plus the sweep's resolution
-  EXPECT_GE(p.duration_s, 1.0);
+  expect_both_time_out_after_one_second(server, done);
 }
 
 // A stream that keeps the client's socket full (no pause between events) must not hold the
@@ -215,9 +222,7 @@ TEST(MisbehavingServer, AStreamFasterThanTheClientEndsAtTheTimeout) {
   std::atomic<bool> done{false};
   TinyServer server(
       [&done](int fd) {
-        if (!send_all(fd,
-                      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: "
-                      "close\r\n\r\n"))
+        if (!send_all(fd, kEventStreamHead))
           return;
         std::string burst;
         while (burst.size() < (std::size_t{1} << 20))
@@ -229,12 +234,7 @@ TEST(MisbehavingServer, AStreamFasterThanTheClientEndsAtTheTimeout) {
         }
       },
       4);
-  const BenchReport r = bench_against(server.port(), 2, 1.0);
-  done = true;
-  const BenchPoint& p = r.points[0];
-  EXPECT_EQ(errors_of(p, "timeout"), 2u);
-  EXPECT_LT(p.duration_s, 1.0 + 1.0);
-  EXPECT_GE(p.duration_s, 1.0);
+  expect_both_time_out_after_one_second(server, done);
 }
 
 TEST(MisbehavingServer, NoResponseEndsAtTheTimeout) {

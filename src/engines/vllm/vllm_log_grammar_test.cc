@@ -20,15 +20,11 @@ namespace {
 using Read = testing::GrammarRead;
 
 Read read(std::initializer_list<std::string_view> lines) {
-  VllmLogGrammar g;
-  return testing::feed_lines(g, lines);
+  return testing::read_lines<VllmLogGrammar>(lines);
 }
 
 Fact one(std::string_view line) {
-  Read r = read({line});
-  EXPECT_EQ(r.facts.size(), 1u) << line;
-  EXPECT_EQ(r.kinds.front(), LineKind::kFact) << line;
-  return r.facts.empty() ? Fact() : r.facts.front();
+  return testing::read_one<VllmLogGrammar>(line);
 }
 
 double num(const Fact& f, std::string_view field) {

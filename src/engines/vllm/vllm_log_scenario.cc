@@ -212,14 +212,6 @@ std::int64_t pipeline_stages(const std::vector<Fact>& facts) {
   return pp;
 }
 
-const Fact* first_fact(const std::vector<Fact>& facts, std::string_view kind) {
-  for (const Fact& f : facts) {
-    if (f.kind == kind)
-      return &f;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
@@ -239,17 +231,11 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     for (const Field& field : args->fields)
       append_field(typed, field.name, field.value);
     out.typed_command_known = !args->partial && !model.empty() && parse_vllm_command(typed);
-  } else if (const Fact* launch = first_fact(facts, "launch_command")) {
+  } else if (auto launch = logged_launch(facts)) {
     // No args dump: the command pasted above the log is the typed command.
-    auto words = split_command_line(launch->text("command").value_or(""));
-    if (words) {
-      if (auto parsed = parse_vllm_command(*words)) {
-        if (const FlagSetting* m = parsed->command.find("--model"))
-          model = m->value();
-        typed = *words;
-        out.typed_command_known = !model.empty();
-      }
-    }
+    model = launch->model;
+    typed = std::move(launch->words);
+    out.typed_command_known = !model.empty();
   }
   if (model.empty() && config != nullptr)
     model = config->text("model").value_or("");

@@ -64,6 +64,23 @@ const Fact* primary_fact(const std::vector<Fact>& facts, std::string_view kind) 
   return any;
 }
 
+std::optional<LoggedLaunch> logged_launch(const std::vector<Fact>& facts) {
+  const Fact* l = primary_fact(facts, "launch_command");
+  if (l == nullptr)
+    return std::nullopt;
+  auto words = split_command_line(l->text("command").value_or(""));
+  if (!words)
+    return std::nullopt;
+  auto parsed = parse_vllm_command(*words);
+  if (!parsed)
+    return std::nullopt;
+  LoggedLaunch out;
+  if (const FlagSetting* m = parsed->command.find("--model"))
+    out.model = m->value();
+  out.words = std::move(*words);
+  return out;
+}
+
 LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
   LogSummary out;
   Builder b(facts, out);
@@ -79,14 +96,8 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
   }
   if (out.model.empty()) {
     // Only the launch command pasted above the log names it.
-    if (const Fact* l = primary_fact(facts, "launch_command")) {
-      if (auto words = split_command_line(l->text("command").value_or(""))) {
-        if (auto parsed = parse_vllm_command(*words)) {
-          if (const FlagSetting* m = parsed->command.find("--model"))
-            out.model = m->value();
-        }
-      }
-    }
+    if (auto launch = logged_launch(facts))
+      out.model = launch->model;
   }
   if (const Fact* gpu = primary_fact(facts, "gpu"))
     out.gpu = gpu->text("name").value_or("");
