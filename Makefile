@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 CTEST_ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build demo test sanitize fuzz bench format format-check clean
+.PHONY: all deps build demo test test-golden sanitize fuzz bench format format-check clean
 
 all: build
 
@@ -23,8 +23,13 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	@./scripts/demo.sh $(BUILD)/servescope
 
+# Every test the repository carries (unit, fixture and end-to-end tests on data they make).
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'golden|real' $(CTEST_ARGS)
+
+# The golden tests on the real-log corpus: ../shared/corpus, or SERVESCOPE_CORPUS=DIR.
+test-golden: build
+	@./scripts/test-golden.sh $(BUILD) $(CTEST_ARGS)
 
 # The unit, golden and end-to-end tests under AddressSanitizer + UBSan.
 sanitize: deps

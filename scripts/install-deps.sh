@@ -7,6 +7,7 @@ build_packages=(
   cmake ninja-build g++ ccache pkg-config
   libfmt-dev libcli11-dev nlohmann-json3-dev libre2-dev libboost-dev libcsv-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libyaml-cpp-dev libcurl4-openssl-dev
 )
 # Tools the tests drive as peers (curl against the twin) and the sanitizer/fuzz
 # toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.

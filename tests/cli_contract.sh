@@ -85,37 +85,21 @@ expect_usage_error "logs: missing file" "missing.log: no such file" -- logs "$tm
 expect_usage_error "logs: a directory" "is a directory" -- logs "$tmp/emptydir"
 expect_usage_error "logs: empty file" "empty.log: empty file" -- logs "$tmp/empty.log"
 expect_usage_error "logs: not a log" "no sglang or vllm log lines recognised in 2 lines" -- logs "$tmp/other.log"
-corpus_log="$(dirname "$0")/../../shared/corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log"
-if [ -f "$corpus_log" ]; then
-  "$bin" logs --json "$corpus_log" >"$tmp/logs.json" 2>"$tmp/err" || fail "logs --json exited $?: $(cat "$tmp/err")"
-  python3 - "$tmp/logs.json" <<'PY' || fail "logs --json lacks its fields"
+# --from FILE: a file that is not there, or that launches nothing, is one line and exit 2;
+# a systemd unit is read (command, environment, GPUs) and says where.
+expect_usage_error "plan: --from a missing file" "--from $tmp/missing.sh: cannot open" -- plan --gpu h100-sxm --from "$tmp/missing.sh"
+printf 'services:\n  db:\n    image: postgres\n' >"$tmp/compose.yaml"
+expect_usage_error "plan: --from launches nothing" "compose.yaml: no service's command launches SGLang or vLLM" -- plan --gpu h100-sxm --from "$tmp/compose.yaml"
+expect_usage_error "plan: --from and a command" "give one of them" -- plan --gpu h100-sxm --from "$tmp/compose.yaml" -- "${seed[@]}"
+printf '[Service]\nEnvironment=CUDA_VISIBLE_DEVICES=0,1,2,3 SGLANG_ENABLE_SPEC_V2=1\nExecStart=python -m sglang.launch_server \\\n  --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4\n' >"$tmp/sglang.service"
+"$bin" plan --json --gpu rtx-pro-6000 --from "$tmp/sglang.service" >"$tmp/from.json" 2>"$tmp/err" || fail "plan --from a unit exited $?: $(cat "$tmp/err")"
+python3 - "$tmp/from.json" <<'PY' || fail "plan --from a unit lacks what it read"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["engine"] == "sglang"
-kinds = [f["kind"] for f in d["facts"]]
-assert "capacity" in kinds and "load_weight_begin" in kinds, kinds
-cap = next(f for f in d["facts"] if f["kind"] == "capacity")
-assert cap["fields"]["max_total_num_tokens"] == 444500 and cap["line"] == 22, cap
-assert d["inferred_version"]["from"] <= "2025-01-23" <= d["inferred_version"]["until"]
-assert d["counts"]["unknown_capacity"] == 0
+read = d["inputs_read"]
+assert any(r.endswith("sglang.service:3, ExecStart") for r in read), read
+assert "GPUs: 4 from CUDA_VISIBLE_DEVICES=0,1,2,3" in read, read
 PY
-fi
-# A vLLM v0.19.0 log (CRLF line ends, one GPU): logs shows the KV size; check exits 0 and
-# compares the five figures by their issue-8 names.
-vllm_log="$(dirname "$0")/../../shared/corpus/raw/vllm-llm-d-planner-qwen-qwen3-30b-a3b--h100-80gb--tp1pp1dp1--8192.log"
-if [ -f "$vllm_log" ]; then
-  "$bin" logs "$vllm_log" >"$tmp/vllm-logs.txt" 2>"$tmp/err" || fail "logs on a vLLM log exited $?: $(cat "$tmp/err")"
-  grep -q "GPU KV cache size  *168,288 tokens" "$tmp/vllm-logs.txt" || fail "logs on a vLLM log lacks the KV size"
-  "$bin" check --json "$vllm_log" >"$tmp/vllm-check.json" 2>"$tmp/err" || fail "check on a vLLM log exited $?: $(cat "$tmp/err")"
-  python3 - "$tmp/vllm-check.json" <<'PY' || fail "check --json on a vLLM log lacks its comparisons"
-import json, sys
-d = json.load(open(sys.argv[1]))
-by = {c["field"]: c for c in d["comparisons"]}
-for f in ("gpu_kv_cache_size_tokens", "maximum_concurrency", "num_gpu_blocks", "max_num_seqs", "max_num_batched_tokens"):
-    assert f in by and by[f]["checked"] and by[f]["match"], (f, by.get(f))
-assert by["gpu_kv_cache_size_tokens"]["logged"] == 168288 and d["mismatched"] == 0
-PY
-fi
 
 # lint exits 1 on an error-level finding (the fusion on SM120 fails startup at 2026-07-20).
 "$bin" lint --gpu rtx-pro-6000 -- "${seed[@]}" --enable-flashinfer-allreduce-fusion >/dev/null 2>&1

@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/scenario_cli.h"
+#include "core/file.h"
 #include "core/text.h"
 #include "diagnose/check.h"
 #include "diagnose/cross_engine_diff.h"
@@ -43,18 +44,25 @@ ExitStatus run_diff(const CommandArgs& args) {
   if (auto exit = parse_command_line(app, args))
     return *exit;
 
-  auto words = [&](const std::string& text, const char* name) -> Result<std::vector<std::string>> {
+  // A side is a command (shell text: continuations, env prefixes, docker run …), a file that
+  // holds one (a script, unit, compose file or manifest), or the shared command after --.
+  auto read_side = [&](const std::string& text, const char* name, ScenarioOptions& o) -> Status {
     if (text.empty()) {
-      if (args.launch_command.empty()) {
-        return fail(fmt::format("diff: give {} 'CMD' or {}-log LOG (or a shared command after --)",
-                                name, name));
+      if (args.launch_command.empty() && o.from.empty()) {
+        return fail(fmt::format(
+            "diff: give {} 'CMD' (or a file holding it) or {}-log LOG, or a shared command after "
+            "-- or --from FILE",
+            name, name));
       }
-      return args.launch_command;
+      o.command = args.launch_command;
+    } else if (is_regular_file(text)) {
+      o.from = text;
+      o.command.clear();
+    } else {
+      o.from.clear();
+      o.command = {text};
     }
-    auto w = split_command_line(text);
-    if (!w)
-      return fail(fmt::format("diff {} '{}': unbalanced quotes", name, text));
-    return *w;
+    return ok_status();
   };
   if (!a_run_log.empty() && !a_cmd.empty())
     return usage_error("diff: give --a or --a-log, not both");
@@ -86,10 +94,8 @@ ExitStatus run_diff(const CommandArgs& args) {
         return fail(fmt::format("{}-log {}", name, built.message()));
       return built;
     }
-    auto w = words(cmd, name);
-    if (!w)
-      return w.error();
-    o.command = *w;
+    if (Status st = read_side(cmd, name, o); !st)
+      return st.error();
     auto built = build_scenario(o);
     if (!built)
       return fail(fmt::format("{}: {}", name[2] == 'a' ? "A" : "B", built.message()));

@@ -27,7 +27,9 @@ ExitStatus run_plan(const CommandArgs& args) {
   if (!plan)
     return usage_error(plan.message());
   if (json) {
-    std::cout << plan_to_json(*plan).dump(2) << "\n";
+    nlohmann::json out = plan_to_json(*plan);
+    out["inputs_read"] = built->scenario.inputs_read;
+    std::cout << out.dump(2) << "\n";
   } else {
     std::cout << render_plan_text(built->scenario, *plan);
   }

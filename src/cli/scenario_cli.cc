@@ -42,6 +42,9 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, const std::string& 
                  "Calibration: GiB the engine gave the KV cache per GPU (vLLM: 'Available KV "
                  "cache memory: X GiB')");
   app.add_option("--env", o.env, "Engine environment variable KEY=VALUE (repeatable)");
+  app.add_option("--from", o.from,
+                 "Read the launch command from a file: a shell script, a systemd unit, a docker "
+                 "compose file or a Kubernetes manifest (instead of -- CMD)");
 }
 
 std::optional<ExitStatus> parse_command_line(CLI::App& app, const CommandArgs& args) {

@@ -6,41 +6,115 @@
 #include "catalog/model_catalog.h"
 #include "core/text.h"
 #include "evidence/log_reader.h"
+#include "intake/config_file.h"
 
 namespace servescope {
+
+Result<LaunchInput> read_launch_input(const ScenarioOptions& o, const Engine* engine) {
+  const LaunchRecognizer launches = launch_recognizer(engine);
+  if (!o.from.empty()) {
+    if (!o.command.empty()) {
+      return fail(fmt::format(
+          "--from {} and a command after --: give one of them (--from reads the command from "
+          "the file)",
+          o.from));
+    }
+    auto input = read_launch_file(o.from, launches);
+    if (!input)
+      return input.error();
+    auto dir = o.from.rfind('/') == std::string::npos ? std::string()
+                                                      : o.from.substr(0, o.from.rfind('/'));
+    auto expanded = expand_config_file(input->argv, dir, false);
+    if (!expanded)
+      return expanded.error();
+    input->argv = std::move(expanded->argv);
+    if (!expanded->note.empty())
+      input->notes.push_back(expanded->note);
+    return input;
+  }
+  if (o.command.empty()) {
+    return fail(
+        "no launch command: put it after --, e.g. servescope plan --gpu h100-sxm -- python -m "
+        "sglang.launch_server --model-path Qwen/Qwen3-8B, or read it from a file with --from");
+  }
+  // One word holding a whole command ("$(cat cmd.txt)", a quoted paste) is shell text.
+  std::optional<LaunchInput> input;
+  if (o.command.size() == 1 && o.command[0].find_first_of(" \t\n") != std::string::npos) {
+    auto read = launch_in_shell_text(o.command[0], "", launches);
+    if (!read)
+      return read.error();
+    input = std::move(*read);
+  } else {
+    input = launch_in_words(o.command, launches);
+  }
+  if (!input) {
+    // Not a launch we can find: hand the words to the engine as typed, so its parser names
+    // what is wrong with them.
+    input.emplace();
+    input->argv = o.command;
+  }
+  if (input->origin.empty())
+    input->origin = "command line";
+  auto expanded = expand_config_file(input->argv, "", true);
+  if (!expanded)
+    return expanded.error();
+  input->argv = std::move(expanded->argv);
+  if (!expanded->note.empty())
+    input->notes.push_back(expanded->note);
+  return std::move(*input);
+}
 
 Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   BuiltScenario out;
   Scenario& s = out.scenario;
-  if (o.command.empty()) {
-    return fail(
-        "no launch command: put it after --, e.g. servescope plan --gpu h100-sxm -- python -m "
-        "sglang.launch_server --model-path Qwen/Qwen3-8B");
-  }
   // Engine: --engine NAME[@VERSION], else the launch program decides.
   std::string engine_name = o.engine, version_spec;
   if (auto at = engine_name.find('@'); at != std::string::npos) {
     version_spec = engine_name.substr(at + 1);
     engine_name.resize(at);
   }
-  if (engine_name.empty()) {
-    auto e = engine_for_command(o.command);
-    if (!e)
-      return e.error();
-    out.engine = *e;
-  } else {
+  if (!engine_name.empty()) {
     auto e = find_engine(engine_name);
     if (!e)
       return e.error();
     out.engine = *e;
   }
+  auto input = read_launch_input(o, out.engine);
+  if (!input)
+    return input.error();
+  if (out.engine == nullptr) {
+    auto e = engine_for_command(input->argv);
+    if (!e)
+      return e.error();
+    out.engine = *e;
+  }
   s.engine = std::string(out.engine->name());
+  if (input->origin != "command line")
+    s.inputs_read.push_back("command: " + input->origin);
+  for (const std::string& note : input->notes)
+    s.inputs_read.push_back(note);
+  // A container image's tag names the release when --engine does not.
+  bool version_from_image = false;
+  if (version_spec.empty() && !input->image_version.empty()) {
+    version_spec = input->image_version;
+    version_from_image = true;
+  }
   auto version = out.engine->resolve_version(version_spec);
+  if (!version && version_from_image) {
+    s.inputs_read.push_back(
+        fmt::format("version: the image {} names release {}, which is not "
+                    "modelled; planning on the newest modelled release",
+                    input->image, input->image_version));
+    version = out.engine->resolve_version("");
+  } else if (version_from_image) {
+    s.inputs_read.push_back(
+        fmt::format("version: {} from the image tag {}", input->image_version, input->image));
+  }
   if (!version)
     return version.error();
   s.version = *version;
 
-  auto command = out.engine->parse_command(o.command);
+  auto command = out.engine->parse_command(input->argv);
   if (!command)
     return command.error();
   s.command = std::move(*command);
@@ -95,6 +169,17 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
     }
   }
   s.hardware.gpus_per_node = o.gpus.value_or(needed);
+  if (!o.gpus && input->gpu_count) {
+    if (*input->gpu_count >= needed) {
+      s.hardware.gpus_per_node = *input->gpu_count;
+      s.inputs_read.push_back(
+          fmt::format("GPUs: {} from {}", *input->gpu_count, input->gpu_count_source));
+    } else {
+      s.inputs_read.push_back(fmt::format(
+          "GPUs: {} gives {} GPU(s) but the command's parallelism needs {}; planning on {}",
+          input->gpu_count_source, *input->gpu_count, needed, needed));
+    }
+  }
 
   auto check_gib = [&](const char* name, const std::optional<double>& v) -> Status {
     if (v && (*v <= 0 || *v > static_cast<double>(s.hardware.gpu.memory_mib) / 1024.0 + 0.5)) {
@@ -148,6 +233,8 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   }
 
   s.environment = s.command.environment;
+  for (const auto& [k, v] : input->environment)
+    s.environment.emplace(k, v);
   for (const std::string& kv : o.env) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)

@@ -8,6 +8,7 @@
 #include "core/result.h"
 #include "engines/engine.h"
 #include "engines/scenario.h"
+#include "intake/launch_input.h"
 
 namespace servescope {
 
@@ -28,13 +29,19 @@ struct ScenarioOptions {
   std::optional<double> cuda_graph_gib;
   std::optional<double> kv_memory_gib;
   std::vector<std::string> env;      // K=V
-  std::vector<std::string> command;  // words after --
+  std::vector<std::string> command;  // words after -- (or one word holding a whole command)
+  std::string from;                  // --from FILE: a script, unit, compose file or manifest
 };
 
 struct BuiltScenario {
   Scenario scenario;
   const Engine* engine = nullptr;
 };
+
+/// The launch command of the options (--from FILE, or the words after --) as the intake
+/// layer reads it: the engine's argv, its environment, GPUs and provenance. `engine` narrows
+/// what counts as a launch (nullptr: any modelled engine).
+Result<LaunchInput> read_launch_input(const ScenarioOptions& options, const Engine* engine);
 
 /// Fails with one line naming the option and the fix (unknown GPU, missing model, bad
 /// calibration values, a command no engine launches).

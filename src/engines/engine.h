@@ -15,6 +15,7 @@
 #include "engines/plan.h"
 #include "engines/scenario.h"
 #include "engines/scenario_change.h"
+#include "intake/launch_input.h"
 
 namespace servescope {
 
@@ -72,6 +73,9 @@ class Engine {
   virtual std::string_view name() const = 0;
   /// Whether a command's words launch this engine ("python -m sglang.launch_server ...").
   virtual bool launches(const std::vector<std::string>& words) const = 0;
+  /// The command a container image runs when it is this engine's own image and its
+  /// entrypoint is the server ("vllm/vllm-openai:v0.10.1.1" → vllm serve); else empty.
+  virtual std::vector<std::string> image_entrypoint(std::string_view /*image*/) const { return {}; }
   /// Resolves "" (newest modelled), a release ("0.5.15") or a main-branch date ("2026-05-01").
   virtual Result<EngineVersion> resolve_version(std::string_view spec) const = 0;
   /// Parses a launch command; bad values are errors naming the flag.
@@ -128,6 +132,9 @@ class Engine {
 const std::vector<std::unique_ptr<Engine>>& engines();
 /// The engine named `name`, or an error listing the modelled engines.
 Result<const Engine*> find_engine(std::string_view name);
+/// What the intake layer asks of the engines: which words launch one (only `engine`, when
+/// given) and which images run one by their entrypoint.
+LaunchRecognizer launch_recognizer(const Engine* engine = nullptr);
 /// The engine whose launch program the command uses, or an error.
 Result<const Engine*> engine_for_command(const std::vector<std::string>& words);
 

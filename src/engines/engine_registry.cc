@@ -26,6 +26,23 @@ Result<const Engine*> find_engine(std::string_view name) {
   return fail(fmt::format("--engine {}: unknown engine; modelled: {}", name, names));
 }
 
+LaunchRecognizer launch_recognizer(const Engine* engine) {
+  LaunchRecognizer r;
+  r.launches = [engine](const std::vector<std::string>& words) {
+    return engine != nullptr ? engine->launches(words) : engine_for_command(words).ok();
+  };
+  r.image_entrypoint = [engine](std::string_view image) {
+    if (engine != nullptr)
+      return engine->image_entrypoint(image);
+    for (const auto& e : engines()) {
+      if (auto words = e->image_entrypoint(image); !words.empty())
+        return words;
+    }
+    return std::vector<std::string>{};
+  };
+  return r;
+}
+
 Result<const Engine*> engine_for_command(const std::vector<std::string>& words) {
   for (const auto& e : engines()) {
     if (e->launches(words))

@@ -61,6 +61,9 @@ struct Scenario {
   LaunchCommand command;
   std::map<std::string, std::string> environment;  // --env K=V and the command's prefix
   Calibration calibration;
+  // Where the inputs were read, one line each ("command: deploy/sglang.service:7, ExecStart",
+  // "model: Hugging Face cache …"), shown by plan, explain and lint.
+  std::vector<std::string> inputs_read;
 };
 
 }  // namespace servescope

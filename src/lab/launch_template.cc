@@ -121,26 +121,4 @@ std::string substitute_placeholders(std::string_view text, const Placeholders& v
   return substitute(text, values, false);
 }
 
-std::string shell_quote(std::string_view word) {
-  if (word.empty())
-    return "''";
-  bool safe = true;
-  for (char c : word) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.' || c == '/' || c == ',' || c == ':' ||
-                    c == '=' || c == '@' || c == '+';
-    safe = safe && ok;
-  }
-  if (safe)
-    return std::string(word);
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
 }  // namespace servescope

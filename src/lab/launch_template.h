@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "intake/shell_words.h"  // shell_quote, used by callers that print commands
 
 namespace servescope {
 
@@ -47,8 +48,5 @@ class LaunchTemplate {
 
 /// Replaces {port}, {run_dir}, {gpus} in one string (an environment value, a readiness URL).
 std::string substitute_placeholders(std::string_view text, const Placeholders& values);
-
-/// A word quoted for sh: unchanged when it holds only safe characters, else in single quotes.
-std::string shell_quote(std::string_view word);
 
 }  // namespace servescope

@@ -8,9 +8,14 @@
 namespace servescope {
 
 std::string scenario_headline(const Scenario& s, const Plan& plan) {
-  return fmt::format("{} {} · {} · {} × {} (SM{}, {} MiB)", plan.engine, plan.version,
-                     s.model.source, s.hardware.gpus_per_node, s.hardware.gpu.key,
-                     s.hardware.gpu.compute_capability, with_thousands(s.hardware.gpu.memory_mib));
+  std::string out =
+      fmt::format("{} {} · {} · {} × {} (SM{}, {} MiB)", plan.engine, plan.version, s.model.source,
+                  s.hardware.gpus_per_node, s.hardware.gpu.key, s.hardware.gpu.compute_capability,
+                  with_thousands(s.hardware.gpu.memory_mib));
+  // Where the inputs came from, when they did not come from the command line as typed.
+  for (const std::string& line : s.inputs_read)
+    out += "\n  read  " + line;
+  return out;
 }
 
 std::string render_plan_text(const Scenario& s, const Plan& plan) {

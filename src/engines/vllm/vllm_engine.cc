@@ -15,6 +15,17 @@ bool VllmEngine::launches(const std::vector<std::string>& words) const {
   return launches_vllm(words);
 }
 
+// The project's images (vllm/vllm-openai, and the CPU and ROCm builds beside it) run
+// `vllm serve` as their entrypoint (docker/Dockerfile: ENTRYPOINT ["vllm", "serve"]).
+std::vector<std::string> VllmEngine::image_entrypoint(std::string_view image) const {
+  const auto slash = image.rfind('/');
+  const std::string_view name = image.substr(slash == std::string_view::npos ? 0 : slash + 1);
+  if (name.rfind("vllm-openai", 0) == 0 || name.rfind("vllm-cpu", 0) == 0 ||
+      image.rfind("vllm/", 0) == 0 || image.find("/vllm/") != std::string_view::npos)
+    return {"vllm", "serve"};
+  return {};
+}
+
 Result<EngineVersion> VllmEngine::resolve_version(std::string_view spec) const {
   return resolve_vllm_version(spec);
 }

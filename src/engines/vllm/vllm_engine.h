@@ -9,6 +9,7 @@ class VllmEngine final : public Engine {
  public:
   std::string_view name() const override { return "vllm"; }
   bool launches(const std::vector<std::string>& words) const override;
+  std::vector<std::string> image_entrypoint(std::string_view image) const override;
   Result<EngineVersion> resolve_version(std::string_view spec) const override;
   Result<LaunchCommand> parse_command(const std::vector<std::string>& words) const override;
   std::string model_path(const LaunchCommand& command) const override;

@@ -12,12 +12,13 @@
 #include "evidence/log_reader.h"
 #include "report/logs_json.h"
 #include "report/logs_text.h"
+#include "tests/golden/corpus.h"
 
 namespace servescope {
 namespace {
 
 std::string sweep_log(const std::string& id) {
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) + "/vllm-llm-d-sweep-v0.19.0.jsonl");
+  std::ifstream in(golden::corpus_dir() + "/vllm-llm-d-sweep-v0.19.0.jsonl");
   std::string line;
   while (std::getline(in, line)) {
     auto j = nlohmann::json::parse(line);

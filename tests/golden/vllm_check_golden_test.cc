@@ -27,6 +27,7 @@
 #include "core/text.h"
 #include "diagnose/check.h"
 #include "evidence/log_reader.h"
+#include "tests/golden/corpus.h"
 
 namespace servescope {
 namespace {
@@ -91,7 +92,7 @@ const std::map<std::pair<std::string, std::string>, std::string> kOtherMismatche
 
 std::vector<json> read_jsonl(const std::string& name) {
   std::vector<json> out;
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) + "/" + name);
+  std::ifstream in(golden::corpus_dir() + "/" + name);
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty())

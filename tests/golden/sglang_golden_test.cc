@@ -14,6 +14,7 @@
 
 #include "diagnose/check.h"
 #include "evidence/log_reader.h"
+#include "tests/golden/corpus.h"
 
 namespace servescope {
 namespace {
@@ -35,7 +36,7 @@ struct Case {
 };
 
 std::vector<Case> qualifying_cases() {
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) + "/cases.jsonl");
+  std::ifstream in(golden::corpus_dir() + "/cases.jsonl");
   std::vector<Case> out;
   std::string line;
   while (std::getline(in, line)) {
@@ -102,8 +103,7 @@ TEST(SglangGolden, EveryQualifyingCaseMatchesOrIsAListedGap) {
 
 TEST(SglangGolden, TheQuickstartLogMatchesWithTheGpuGivenToo) {
   // With the GPU named (an 80 GB card), the defaults of January 2025 are checked as well.
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
-                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  std::ifstream in(golden::corpus_dir() + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto facts = read_log_text(text, "quickstart");
   ASSERT_TRUE(facts);
@@ -120,8 +120,7 @@ TEST(SglangGolden, TheQuickstartLogMatchesWithTheGpuGivenToo) {
 // A log that names a GPU the catalog lacks (a GH200 in a kernel-config path) is still checked,
 // on a stand-in, and says so; a --gpu the catalog lacks is an error (it is the user's input).
 TEST(SglangGolden, AGpuTheCatalogLacksIsAStandInNotAnError) {
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
-                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  std::ifstream in(golden::corpus_dir() + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto facts = read_log_text(text +
                                  "[2025-01-23 00:00:00 TP0] Config file not found at "
@@ -143,8 +142,7 @@ TEST(SglangGolden, AGpuTheCatalogLacksIsAStandInNotAnError) {
 // A speculative draft model loads its weights after the target's pools: its "Load weight"
 // lines (less free memory) do not calibrate the target's pools.
 TEST(SglangGolden, ADraftModelsLoadDoesNotCalibrateTheTargetsPools) {
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
-                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  std::ifstream in(golden::corpus_dir() + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CheckOptions o;
   o.gpu = "h100-sxm";
@@ -172,8 +170,7 @@ TEST(SglangGolden, ADraftModelsLoadDoesNotCalibrateTheTargetsPools) {
 // nnodes=2, with the logged pool below its prediction (another node had less free memory) and
 // above it (which no other node can explain).
 TEST(SglangGolden, OneNodeOfSeveralBoundsThePoolFromAbove) {
-  std::ifstream in(std::string(SERVESCOPE_CORPUS_DIR) +
-                   "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  std::ifstream in(golden::corpus_dir() + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto edited = [&](const std::string& tokens) {
     std::string t = text;

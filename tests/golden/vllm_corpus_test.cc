@@ -25,6 +25,7 @@
 
 #include "catalog/model_catalog.h"
 #include "core/units.h"
+#include "tests/golden/corpus.h"
 #include "tests/vllm_fixture.h"
 
 namespace servescope::testing {
@@ -90,7 +91,7 @@ std::string read_file(const std::string& path) {
 
 std::vector<json> read_jsonl(const std::string& name) {
   std::vector<json> out;
-  std::istringstream lines(read_file(std::string(SERVESCOPE_CORPUS_DIR) + "/" + name));
+  std::istringstream lines(read_file(golden::corpus_dir() + "/" + name));
   std::string line;
   while (std::getline(lines, line)) {
     if (!line.empty())

@@ -10,14 +10,13 @@
 #include <string>
 
 #include "evidence/log_reader.h"
+#include "tests/golden/corpus.h"
 
 namespace servescope {
 namespace {
 
-const std::string kCorpus = SERVESCOPE_CORPUS_DIR;
-
 LogFacts read_raw(const std::string& name) {
-  auto r = read_log_file(kCorpus + "/raw/" + name);
+  auto r = read_log_file(golden::corpus_dir() + "/raw/" + name);
   EXPECT_TRUE(r) << name << ": " << r.message();
   if (!r)
     return LogFacts();
@@ -146,7 +145,7 @@ struct Case {
 
 std::vector<Case> sglang_cases() {
   std::vector<Case> out;
-  std::ifstream in(kCorpus + "/cases.jsonl");
+  std::ifstream in(golden::corpus_dir() + "/cases.jsonl");
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty())

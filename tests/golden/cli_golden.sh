@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The command-line contract on the real-log corpus: logs and check on corpus logs, exit
+# statuses and the JSON they print. Usage: cli_golden.sh BINARY CORPUS_DIR
+set -u
+bin="$1"
+corpus="${SERVESCOPE_CORPUS:-${2:-}}"
+if [ -z "$corpus" ] || [ ! -f "$corpus/cases.jsonl" ]; then
+  echo "cli_golden: no corpus at '${corpus}'; set SERVESCOPE_CORPUS=DIR or put it at ../shared/corpus"
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+corpus_log="$corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log"
+[ -f "$corpus_log" ] || fail "missing $corpus_log"
+"$bin" logs --json "$corpus_log" >"$tmp/logs.json" 2>"$tmp/err" || fail "logs --json exited $?: $(cat "$tmp/err")"
+python3 - "$tmp/logs.json" <<'PY' || fail "logs --json lacks its fields"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["engine"] == "sglang"
+kinds = [f["kind"] for f in d["facts"]]
+assert "capacity" in kinds and "load_weight_begin" in kinds, kinds
+cap = next(f for f in d["facts"] if f["kind"] == "capacity")
+assert cap["fields"]["max_total_num_tokens"] == 444500 and cap["line"] == 22, cap
+assert d["inferred_version"]["from"] <= "2025-01-23" <= d["inferred_version"]["until"]
+assert d["counts"]["unknown_capacity"] == 0
+PY
+# A vLLM v0.19.0 log (CRLF line ends, one GPU): logs shows the KV size; check exits 0 and
+# compares the five figures by their issue-8 names.
+vllm_log="$corpus/raw/vllm-llm-d-planner-qwen-qwen3-30b-a3b--h100-80gb--tp1pp1dp1--8192.log"
+[ -f "$vllm_log" ] || fail "missing $vllm_log"
+"$bin" logs "$vllm_log" >"$tmp/vllm-logs.txt" 2>"$tmp/err" || fail "logs on a vLLM log exited $?: $(cat "$tmp/err")"
+grep -q "GPU KV cache size  *168,288 tokens" "$tmp/vllm-logs.txt" || fail "logs on a vLLM log lacks the KV size"
+"$bin" check --json "$vllm_log" >"$tmp/vllm-check.json" 2>"$tmp/err" || fail "check on a vLLM log exited $?: $(cat "$tmp/err")"
+python3 - "$tmp/vllm-check.json" <<'PY' || fail "check --json on a vLLM log lacks its comparisons"
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {c["field"]: c for c in d["comparisons"]}
+for f in ("gpu_kv_cache_size_tokens", "maximum_concurrency", "num_gpu_blocks", "max_num_seqs", "max_num_batched_tokens"):
+  assert f in by and by[f]["checked"] and by[f]["match"], (f, by.get(f))
+assert by["gpu_kv_cache_size_tokens"]["logged"] == 168288 and d["mismatched"] == 0
+PY
+
+
+if [ "$failures" -gt 0 ]; then
+  echo "cli_golden: $failures failure(s)"
+  exit 1
+fi
+echo "cli_golden: ok"
