@@ -58,3 +58,20 @@ format-check:
 
 clean:
 	rm -rf $(BUILD) build-sanitize build-fuzz
+
+# Engine sync (tools/engine-sync/, Python in project-local venvs; needs PyPI): per-release flag
+# tables data/<engine>/flags-VERSION.tsv and pypi-releases.csv, regenerated from the wheels.
+#   make flags [FLAGS_ENGINES="sglang vllm"] [VERSIONS="0.5.18 0.5.23"]
+#   make engine-diff [ENGINE=sglang] A=0.5.18 B=0.5.23
+FLAGS_ENGINES ?= sglang vllm
+ENGINE ?= sglang
+.PHONY: flags engine-diff
+flags:
+	@set -e; for e in $(FLAGS_ENGINES); do \
+	  tools/engine-sync/setup_venv.sh $$e; \
+	  python3 tools/engine-sync/releases.py $$e; \
+	  python3 tools/engine-sync/flags.py $$e $(VERSIONS); \
+	done
+
+engine-diff:
+	@python3 tools/engine-sync/engine_diff.py $(ENGINE) $(A) $(B)
