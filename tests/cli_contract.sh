@@ -33,7 +33,7 @@ expect_usage_error "truncated config" "truncated.json: not valid JSON" -- plan -
 expect_usage_error "malformed config" "malformed.json: not valid JSON" -- plan --gpu h100-sxm --model "$tmp/malformed.json" -- "${seed[@]}"
 expect_usage_error "unknown architecture" "model_type 'rwkv'" -- plan --gpu h100-sxm --model "$tmp/rwkv.json" -- "${seed[@]}"
 expect_usage_error "model dir without config" "directory has no config.json" -- plan --gpu h100-sxm --model "$tmp/emptydir" -- "${seed[@]}"
-expect_usage_error "unknown model" "no bundled config" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path org/NoSuchModel
+expect_usage_error "unknown model" "closest bundled:" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path org/NoSuchModel
 expect_usage_error "bad flag value" "--tp 0: must be" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 0
 expect_usage_error "non-numeric flag" "--tp abc: not an integer" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp abc
 expect_usage_error "fraction out of range" "--mem-fraction-static 1.7" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --mem-fraction-static 1.7

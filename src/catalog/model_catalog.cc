@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "catalog/embedded_data.h"
+#include "catalog/hf_cache.h"
+#include "catalog/hub_client.h"
 #include "catalog/model_config_reader.h"
 #include "core/file.h"
 #include "core/text.h"
@@ -146,7 +149,110 @@ std::string resolve_bundled_id(std::string_view spec) {
   return {};
 }
 
-Result<ModelShape> load_model(std::string_view spec_view) {
+namespace {
+
+// Reads config.json, merging hf_quant_config.json (ModelOpt checkpoints that predate
+// quantization_config in config.json) when it is there and config.json has no quantization.
+Result<ModelShape> read_config_with_quant(std::string text, std::string_view quant_text,
+                                          const std::string& source) {
+  if (!quant_text.empty()) {
+    nlohmann::json config = nlohmann::json::parse(text, nullptr, false);
+    nlohmann::json quant = nlohmann::json::parse(quant_text, nullptr, false);
+    if (config.is_object() && !config.contains("quantization_config") && quant.is_object() &&
+        quant.contains("quantization") && quant["quantization"].is_object()) {
+      nlohmann::json qc = quant["quantization"];
+      qc["quant_method"] = "modelopt";
+      config["quantization_config"] = qc;
+      text = config.dump();
+    }
+  }
+  return read_model_config(text, source);
+}
+
+Result<ModelShape> read_directory(const std::string& dir, const std::string& origin) {
+  const std::string path = dir + "/config.json";
+  auto text = read_file(path);
+  if (!text)
+    return text.error();
+  std::string quant;
+  if (is_regular_file(dir + "/hf_quant_config.json")) {
+    if (auto q = read_file(dir + "/hf_quant_config.json"))
+      quant = *q;
+  }
+  auto shape = read_config_with_quant(*text, quant, path);
+  if (shape && !origin.empty())
+    shape->origin = origin;
+  return shape;
+}
+
+Result<ModelShape> read_snapshot(const CachedSnapshot& snap) {
+  auto shape = read_directory(snap.directory, "");
+  if (!shape)
+    return shape.error();
+  shape->source = snap.id;
+  shape->origin = snap.revision.empty()
+                      ? fmt::format("{} ({})", snap.cache, snap.directory)
+                      : fmt::format("{}, snapshot {}", snap.cache, snap.revision.substr(0, 12));
+  return shape;
+}
+
+Result<ModelShape> read_bundled(const std::string& id) {
+  const std::string_view* text = find_embedded_file(path_from_id(id));
+  auto shape = read_model_config(*text, "bundled " + id + " config.json");
+  if (shape) {
+    shape->source = id;
+    shape->origin = "bundled config.json";
+  }
+  return shape;
+}
+
+bool is_hub_id(std::string_view spec) {
+  const auto slash = spec.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == spec.size() ||
+      spec.find('/', slash + 1) != std::string_view::npos)
+    return false;
+  return std::all_of(spec.begin(), spec.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+           c == '/';
+  });
+}
+
+// The Hub, as a last resort: config.json (validated before it is cached: a truncated or
+// foreign answer is never written) and hf_quant_config.json when the repository has one.
+Result<ModelShape> download_model(const std::string& id, std::string_view revision) {
+  const HubSettings hub = HubSettings::from_environment();
+  HubResult config = fetch_hub_file(hub, id, revision, "config.json");
+  if (!config.file)
+    return config.file.error();
+  auto shape = read_model_config(config.file->content, id + " config.json (Hub)");
+  if (!shape)
+    return shape.error();
+  HubResult quant = fetch_hub_file(hub, id, revision, "hf_quant_config.json");
+  const std::string rev = revision.empty() ? std::string("main") : std::string(revision);
+  auto dir = write_cached_file(id, rev, config.file->commit, config.file->etag, "config.json",
+                               config.file->content);
+  if (!dir)
+    return dir.error();
+  if (quant.file) {
+    if (!write_cached_file(id, rev, quant.file->commit, quant.file->etag, "hf_quant_config.json",
+                           quant.file->content))
+      return fail("cannot write hf_quant_config.json into the Hugging Face cache");
+  } else if (quant.miss != HubMiss::kNotFound) {
+    return quant.file.error();
+  }
+  auto cached = find_cached_model(id, config.file->commit);
+  if (!cached)
+    return fail(fmt::format("model '{}': downloaded, but the cache {} does not read back", id,
+                            hub_cache_dir()));
+  auto read = read_snapshot(*cached);
+  if (read)
+    read->origin = fmt::format("downloaded from {} into {}", hub.endpoint, *dir);
+  return read;
+}
+
+}  // namespace
+
+Result<ModelShape> load_model(std::string_view spec_view, std::string_view revision) {
   const std::string spec(trim(spec_view));
   if (spec.empty())
     return fail("--model: empty; give a config.json path, a model directory or a Hugging Face id");
@@ -154,30 +260,61 @@ Result<ModelShape> load_model(std::string_view spec_view) {
     auto text = read_file(spec);
     if (!text)
       return text.error();
-    return read_model_config(*text, spec);
+    const std::string dir =
+        spec.rfind('/') == std::string::npos ? "." : spec.substr(0, spec.rfind('/'));
+    std::string quant;
+    if (is_regular_file(dir + "/hf_quant_config.json")) {
+      if (auto q = read_file(dir + "/hf_quant_config.json"))
+        quant = *q;
+    }
+    return read_config_with_quant(*text, quant, spec);
   }
   if (is_directory(spec)) {
-    const std::string path = spec + "/config.json";
-    if (!is_regular_file(path)) {
+    if (!is_regular_file(spec + "/config.json"))
       return fail(fmt::format("--model {}: directory has no config.json", spec));
+    return read_directory(spec, "");
+  }
+  // A path in the hub cache layout, printed by a log from another machine: the model and the
+  // revision it pins, looked up in this machine's cache.
+  if (auto cache_path = parse_cache_path(spec)) {
+    const std::string rev = !revision.empty() ? std::string(revision) : cache_path->revision;
+    if (auto snap = find_cached_model(cache_path->id, rev))
+      return read_snapshot(*snap);
+    if (auto snap = find_cached_model(cache_path->id, ""); snap && !rev.empty()) {
+      auto shape = read_snapshot(*snap);
+      if (shape)
+        shape->origin += fmt::format(" (the path pins {}, which is not cached)", rev.substr(0, 12));
+      return shape;
     }
-    auto text = read_file(path);
-    if (!text)
-      return text.error();
-    return read_model_config(*text, path);
+    const std::string bundled = resolve_bundled_id(cache_path->id);
+    if (!bundled.empty())
+      return read_bundled(bundled);
+    return download_model(cache_path->id, rev);
   }
   const std::string id = resolve_bundled_id(spec);
-  if (!id.empty()) {
-    const std::string_view* text = find_embedded_file(path_from_id(id));
-    auto shape = read_model_config(*text, "bundled " + id + " config.json");
-    if (shape)
-      shape->source = id;
-    return shape;
+  if (!id.empty() && revision.empty())
+    return read_bundled(id);
+  if (auto snap = find_cached_model(spec, revision))
+    return read_snapshot(*snap);
+  if (!id.empty())
+    return read_bundled(id);
+  if (is_hub_id(spec)) {
+    auto downloaded = download_model(spec, revision);
+    if (downloaded)
+      return downloaded;
+    return fail(fmt::format("{} (closest bundled: {})", downloaded.message(),
+                            fmt::join(closest_models(spec, bundled_model_ids(), 3), ", ")));
   }
-  return fail(
-      fmt::format("model '{}': no config.json at that path and no bundled config for it; "
-                  "pass --model PATH/config.json (closest bundled: {})",
-                  spec, fmt::join(closest_models(spec, bundled_model_ids(), 3), ", ")));
+  // A local directory that is not on this machine: its last component may name a cached
+  // model of one organisation.
+  const std::string name = last_component(spec);
+  if (auto snap = find_cached_model_by_name(name))
+    return read_snapshot(*snap);
+  return fail(fmt::format(
+      "model '{}': no config.json at that path, none in the Hugging Face cache ({}) "
+      "and no bundled config for it; pass --model PATH/config.json or the model's "
+      "Hugging Face id (closest bundled: {})",
+      spec, hub_cache_dir(), fmt::join(closest_models(spec, bundled_model_ids(), 3), ", ")));
 }
 
 }  // namespace servescope

@@ -10,10 +10,15 @@
 
 namespace servescope {
 
-/// Loads a model shape from `spec`: a config.json path, a directory holding config.json, a
-/// bundled Hugging Face id ("Qwen/Qwen3-8B"), or a local path whose last component names a
-/// bundled model ("/models/Qwen3-8B"). Fails naming the spec and the closest bundled ids.
-Result<ModelShape> load_model(std::string_view spec);
+/// Loads a model shape from `spec` the way the engines resolve a model path: a config.json
+/// path, a directory holding config.json (with hf_quant_config.json beside it), a path in the
+/// hub cache layout (".../models--ORG--NAME/snapshots/REV", read from the local cache), a
+/// bundled Hugging Face id (case-insensitive), the local Hugging Face or ModelScope cache, a
+/// local path whose last component names a bundled or cached model ("/models/Qwen3-8B"), and
+/// last the Hugging Face Hub (catalog/hub_client.h; written into the cache, so the next run is
+/// offline; never with HF_HUB_OFFLINE=1). `revision` pins a branch, tag or commit ("" = main).
+/// Fails with one line naming the spec and the fix.
+Result<ModelShape> load_model(std::string_view spec, std::string_view revision = "");
 
 /// Bundled Hugging Face ids, e.g. "Qwen/Qwen3.5-122B-A10B-FP8".
 std::vector<std::string> bundled_model_ids();

@@ -56,6 +56,7 @@ struct VisionDims {
 
 struct ModelShape {
   std::string source;        // where the config came from (catalog id or path)
+  std::string origin;        // how it was found, for the output ("Hugging Face cache …")
   std::string architecture;  // architectures[0]
   std::string model_type;    // top-level model_type
   std::string text_prefix;   // "text_config." when the text model is nested

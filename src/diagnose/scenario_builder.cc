@@ -124,10 +124,14 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   if (model_spec.empty()) {
     return fail("the command names no model (--model-path); pass --model PATH|ID");
   }
-  auto model = load_model(model_spec);
+  // --revision pins the model's branch, tag or commit in both engines' CLIs.
+  const FlagSetting* revision = s.command.find("--revision");
+  auto model = load_model(model_spec, revision != nullptr ? revision->value() : "");
   if (!model)
     return model.error();
   s.model = std::move(*model);
+  if (!s.model.origin.empty() && s.model.origin != "bundled config.json")
+    s.inputs_read.push_back("model: " + s.model.origin);
 
   // --calibrate-from LOG: the memory figures (and the GPU name, when printed) of a real run.
   std::optional<LogScenario> from_log;
