@@ -68,7 +68,7 @@ ENGINE ?= sglang
 .PHONY: flags engine-diff
 flags:
 	@set -e; for e in $(FLAGS_ENGINES); do \
-	  tools/engine-sync/setup_venv.sh $$e; \
+	  [ ! -f tools/engine-sync/requirements-$$e.txt ] || tools/engine-sync/setup_venv.sh $$e; \
 	  python3 tools/engine-sync/releases.py $$e; \
 	  python3 tools/engine-sync/flags.py $$e $(VERSIONS); \
 	done
