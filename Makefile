@@ -71,7 +71,8 @@ flags:
 	  [ ! -f tools/engine-sync/requirements-$$e.txt ] || tools/engine-sync/setup_venv.sh $$e; \
 	  python3 tools/engine-sync/releases.py $$e; \
 	  python3 tools/engine-sync/flags.py $$e $(VERSIONS); \
-	done
+	done; \
+	python3 tools/engine-sync/check_tables.py
 
 engine-diff:
 	@python3 tools/engine-sync/engine_diff.py $(ENGINE) $(A) $(B)

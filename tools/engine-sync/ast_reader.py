@@ -119,6 +119,8 @@ def action_record(call: ast.Call, fields: ClassFields, consts: dict, class_name:
         mro = [aname]
     longs = [o for o in opts if o.startswith("--")]
     dest = literal(kw["dest"]) if "dest" in kw else (longs[0] if longs else opts[0]).lstrip("-").replace("-", "_")
+    if "BooleanOptional" in aname:  # argparse adds the --no- spellings itself
+        opts = opts + ["--no-" + o[2:] for o in longs]
     if "default" in kw:
         d = kw["default"]
         txt = ast.unparse(d)

@@ -59,6 +59,11 @@ def overlays(engine: str) -> list[tuple[str, str]]:
 
 _LAST_OK: dict[str, str] = {}
 DEFAULT_METHOD = {"sglang": "auto", "vllm": "ast"}
+# Post releases older than this are read with ast by default: on every sglang final 0.4.0 … 0.5.9
+# the ast table equals the import table (names, aliases, dest, arity, type, default) but for a
+# function repr; from 0.5.10 choices come from imported constants and, from 0.5.14, most flags
+# from dataclass metadata the ast reader does not follow, so later post releases are imported.
+AST_EXACT_BELOW = {"sglang": "0.5.10"}
 NO_IMPORT = {"vllm": "import not attempted: the CUDA wheel imports native ops and a per-release dependency "
                      "set (no venv for it yet; see tools/engine-sync/README.md)"}
 
@@ -201,7 +206,9 @@ def annotation_text(s: str) -> str:
 
 
 def clean(s: str) -> str:
-    return re.sub(r"\s+", " ", str(s)).replace("\t", " ").strip()
+    s = re.sub(r"<(function|class|built-in function) ([\w.]+)( at 0x[0-9a-f]+)?>", r"\2", str(s))
+    s = re.sub(r" (object )?at 0x[0-9a-f]+", "", s)  # reprs with addresses are not deterministic
+    return re.sub(r"\s+", " ", s).replace("\t", " ").strip()
 
 
 def deprecation_notes(e: dict, live: dict, by_dest: dict) -> list[str]:
@@ -339,9 +346,22 @@ def write_sources(engine: str, results: dict) -> None:
                 f"(tools/engine-sync/setup_venv.sh {engine}: torch 2.13.0 CPU and pinned pure-Python deps) with the "
                 f"wheel's package unpacked first on `sys.path`; heavy native modules stubbed (see "
                 f"tools/engine-sync/{engine}_dump.py).\n")
-        f.write("- **ast**: the release would not import under that venv (the reason is in the last column); "
-                "the `add_argument` calls were read from the wheel's source with Python's `ast` module. "
-                "Literal values are exact; a default given as an expression is its source text.\n\n")
+        f.write("- **ast**: the `add_argument` calls read from the wheel's source with Python's `ast` module "
+                "(the reason is in the last column). Literal values are exact; a default given as an "
+                "expression is its source text; choices named by an imported constant are not followed.\n")
+        if engine == "sglang":
+            f.write("  Post releases before 0.5.10 are read this way by default: on every final 0.4.0 … 0.5.9 the "
+                    "ast table equals the import table in every column but the type of one flag whose argparse "
+                    "type is a function (checked when these tables were made). From 0.5.14 most flags are "
+                    "declared through dataclass metadata the ast reader does not follow, so every later "
+                    "release is imported.\n")
+        else:
+            f.write("  vLLM's kwargs come from `get_kwargs(Config)` (`_compute_kwargs`'s rules, as far as the "
+                    "release has them: see tools/engine-sync/vllm_ast.py); dest is argparse's, from the "
+                    "option string. Checked against the hand-made flags-2026-05-27.tsv (main after 0.21.0): "
+                    "every 0.21.0 flag is there with the same arity but `--hf-token`, which 0.21.0's own "
+                    "`_compute_kwargs` makes an optional value (`?`: `bool | str | None`).\n")
+        f.write("\n")
         f.write("`flags` counts table rows (canonical flags, plus `--no-` negation rows; aliases are in the "
                 "aliases column).\n\n")
         f.write("| release | method | flags | note |\n|---|---|---|---|\n")
@@ -375,16 +395,18 @@ def main() -> None:
         why = ""
         actions, method = None, None
         cached = os.path.join(cache_dir, f"{v}.json")
+        method_v = a.method
+        if a.method == "auto" and a.posts == "ast" and Version(v).is_postrelease and \
+                Version(v) < Version(AST_EXACT_BELOW.get(a.engine, "0")):
+            method_v = "ast"
+            why = "post release: read with ast (`--posts auto` imports it, ~30 s each)"
         if a.reuse and os.path.exists(cached):  # rebuild the table from the last reading
             with open(cached) as f:
                 c = json.load(f)
-            if c["wheel"] == os.path.basename(wheel) and (a.method == "auto" or a.method == c["method"]) \
-                    and not (a.posts == "ast" and Version(v).is_postrelease and c["method"] != "ast"):
+            fits = c["method"] == "ast" if method_v == "ast" else (
+                c["method"] == "import" or (method_v == "auto" and c["why"].startswith("import failed")))
+            if c["wheel"] == os.path.basename(wheel) and fits:
                 actions, method, why = c["actions"], c["method"], c["why"]
-        method_v = a.method
-        if a.method == "auto" and a.posts == "ast" and Version(v).is_postrelease:
-            method_v = "ast"
-            why = f"post release: read with ast (`--posts auto` imports it, ~30 s each)"
         if actions is None and method_v in ("auto", "import"):
             try:
                 actions, overlay = read_by_import(a.engine, v, wheel, log)

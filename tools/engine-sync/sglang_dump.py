@@ -47,6 +47,7 @@ def main() -> None:
     os.environ.setdefault("SGLANG_DISABLE_OUTLINES_DISK_CACHE", "1")
     from stubs import install_stub_modules, install_sglang_triton_stub
     install_stub_modules(["torchvision"], versions={"torchvision": "0.28.0"})
+    install_stub_modules(["decord"])  # a video reader 0.4.5 imports at module level
     import importlib.util
     if importlib.util.find_spec("triton") is None:
         pkg = os.path.join(src, "sglang")

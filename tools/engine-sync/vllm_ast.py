@@ -187,18 +187,22 @@ def field_kwargs(src: Source, f: Field) -> dict:
                            for m in members if isinstance(m, (ast.Name, ast.Attribute)))
     if dataclass_member:
         return kw
-    if heads == {"bool", "str", "None"}:
+    r = src.rules
+    if r["optval"] and heads == {"bool", "str", "None"}:
         kw["nargs"] = "?"
         return kw
     if "bool" in heads:
-        kw["action"] = "BooleanOptionalAction"
+        if r["bool"]:
+            kw["action"] = "BooleanOptionalAction"
         return kw
     lits = literal_values(src, f.ann)
     if "Literal" in heads:
-        kw["choices"] = lits
+        if r["literal"]:
+            kw["choices"] = lits
         return kw
-    for coll in ("tuple", "list", "set", "Tuple", "List", "Set", "Sequence"):
-        if coll in heads:
+    colls = ("tuple", "list", "Tuple", "List", "Sequence") + (("set", "Set") if r["set"] else ())
+    for coll in colls:
+        if coll in heads and r["list"]:
             kw["nargs"] = "+"
             m = next(m for m in members if head(m) == coll)
             if isinstance(m, ast.Subscript):
@@ -295,6 +299,14 @@ class ServeCalls(ast.Module):
 
 def read(wheel: str) -> list[dict]:
     src = Source(wheel)
+    # which of _compute_kwargs' rules this release has (0.8.4's nested get_kwargs has none of them)
+    t = src.read("vllm/engine/arg_utils.py") if "vllm/engine/arg_utils.py" in src.names else ""
+    src.rules = dict(
+        bool='kwargs[name]["action"] = argparse.BooleanOptionalAction' in t,
+        optval="{bool, str, type(None)}" in t,
+        literal="contains_type(type_hints, Literal)" in t,
+        list="contains_type(type_hints, list)" in t,
+        set="contains_type(type_hints, set)" in t)
     scopes: list[ast.AST] = []
     custom_scopes: list[ast.AST] = []
     for rel in CLI_FILES:
