@@ -37,6 +37,7 @@ PATTERNS = {
     "vllm": [
         "config/*.py", "engine/arg_utils.py", "envs.py",
         "entrypoints/openai/cli_args.py", "entrypoints/launchers/cli_args.py",
+        "entrypoints/common/cli_args.py", "utils/argparse_utils.py",
         "v1/core/kv_cache_utils.py", "v1/core/kv_cache_planning.py", "v1/core/kv_cache_planning/*.py",
         "v1/worker/gpu_worker.py", "utils/mem_utils.py", "v1/worker/utils.py",
         "v1/engine/core.py", "platforms/cuda.py", "platforms/interface.py",
