@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -183,6 +184,26 @@ Result<GpuMatch> GpuCatalog::find(std::string_view name) const {
       fmt::format("--gpu '{}': unknown GPU; closest catalog keys: {} (all keys: "
                   "servescope gpus)",
                   name, fmt::join(near, ", ")));
+}
+
+std::vector<GpuSpec> gpus_holding(double gib, bool figure_is_free_memory) {
+  // The CUDA context and the driver's reserve take a few hundred MiB before any free-memory
+  // figure is printed; a device total (torch's) is at most the NVML total.
+  const double need = figure_is_free_memory ? gib + 0.25 : gib - 0.05;
+  std::vector<GpuSpec> holding;
+  for (const GpuSpec& g : GpuCatalog::builtin().gpus()) {
+    if (static_cast<double>(g.memory_mib) / 1024.0 >= need)
+      holding.push_back(g);
+  }
+  if (holding.empty())
+    return holding;
+  std::stable_sort(holding.begin(), holding.end(),
+                   [](const GpuSpec& a, const GpuSpec& b) { return a.memory_mib < b.memory_mib; });
+  const double smallest = static_cast<double>(holding.front().memory_mib);
+  std::erase_if(holding, [&](const GpuSpec& g) {
+    return static_cast<double>(g.memory_mib) > smallest * 1.03;
+  });
+  return holding;
 }
 
 }  // namespace servescope

@@ -55,4 +55,10 @@ class GpuCatalog {
   std::vector<GpuSpec> gpus_;
 };
 
+/// The catalog GPUs a memory figure a log printed can come from: the smallest memory class
+/// (totals within 3% of the smallest) whose total holds `gib` — strictly above it when the
+/// figure is free memory (the CUDA context already took some), at least it when it is the
+/// device total. Empty when no GPU is that large.
+std::vector<GpuSpec> gpus_holding(double gib, bool figure_is_free_memory);
+
 }  // namespace servescope

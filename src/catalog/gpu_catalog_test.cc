@@ -88,3 +88,38 @@ TEST(GpuCatalog, EveryRowHasASourceNote) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+// A log's free memory narrows the GPU to the smallest catalog class that holds it.
+TEST(GpuCatalog, AMemoryFigureNarrowsTheGpuToOneMemoryClass) {
+  auto keys = [](const std::vector<GpuSpec>& gpus) {
+    std::vector<std::string> out;
+    for (const GpuSpec& g : gpus)
+      out.push_back(g.key);
+    return out;
+  };
+  // 78.81 GiB free before the load: the 80 GB class (H100, A100 80GB, …), never a 141 GB H200.
+  const std::vector<std::string> eighty = keys(gpus_holding(78.81, true));
+  ASSERT_FALSE(eighty.empty());
+  EXPECT_NE(std::find(eighty.begin(), eighty.end(), "h100-sxm"), eighty.end());
+  EXPECT_NE(std::find(eighty.begin(), eighty.end(), "a100-80gb"), eighty.end());
+  EXPECT_EQ(std::find(eighty.begin(), eighty.end(), "h200"), eighty.end());
+  // 23.2 GiB free fits a 24 GB card; 200 GiB free no catalog GPU.
+  const std::vector<std::string> small = keys(gpus_holding(23.2, true));
+  EXPECT_NE(std::find(small.begin(), small.end(), "rtx-4090"), small.end());
+  for (const GpuSpec& g : gpus_holding(23.2, true))
+    EXPECT_LE(g.memory_mib, 25 * 1024) << g.key;
+  EXPECT_TRUE(gpus_holding(400, true).empty());
+  // A free figure must leave room for the CUDA context; a device total need not.
+  const GpuSpec& h100 = *GpuCatalog::builtin().find("h100-sxm")->spec;
+  const double total = static_cast<double>(h100.memory_mib) / 1024.0;
+  const std::vector<std::string> by_total = keys(gpus_holding(total - 0.01, false));
+  EXPECT_NE(std::find(by_total.begin(), by_total.end(), "h100-sxm"), by_total.end());
+  const std::vector<std::string> by_free = keys(gpus_holding(total - 0.01, true));
+  EXPECT_EQ(std::find(by_free.begin(), by_free.end(), "h100-sxm"), by_free.end());
+}
+
+}  // namespace
+}  // namespace servescope

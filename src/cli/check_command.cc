@@ -1,4 +1,9 @@
-// servescope check FILE [--model PATH|ID] [--gpu NAME] [--engine sglang@VERSION] [--json] [-- CMD]
+// servescope check FILE... [--model PATH|ID] [--gpu NAME] [--engine sglang@VERSION] [--json] [--
+// CMD] One log: its report. Several logs, or a directory of them: one row each and a total.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/command.h"
@@ -6,6 +11,7 @@
 #include "diagnose/check.h"
 #include "evidence/log_reader.h"
 #include "report/check_report.h"
+#include "report/check_table.h"
 
 namespace servescope {
 
@@ -14,10 +20,10 @@ ExitStatus run_check(const CommandArgs& args) {
       "Rebuild the scenario a log came from, predict, and hold every logged figure against the "
       "prediction.",
       "check");
-  std::string file;
+  std::vector<std::string> inputs;
   CheckOptions options;
   bool json = false;
-  app.add_option("FILE", file, "The server log")->required();
+  app.add_option("FILE", inputs, "Server logs, or directories of them")->required();
   app.add_option("--engine", options.engine,
                  "Engine NAME[@VERSION] (a version given here wins over inference)");
   app.add_option("--gpu", options.gpu, "GPU, when the log does not name it");
@@ -28,18 +34,71 @@ ExitStatus run_check(const CommandArgs& args) {
   if (auto exit = parse_command_line(app, args))
     return *exit;
   options.command = args.launch_command;
-  auto facts = read_log_file(file);
-  if (!facts)
-    return usage_error(facts.message());
-  auto result = check_log(*facts, options);
-  if (!result)
-    return usage_error(file + ": " + result.message());
-  if (json) {
-    std::cout << check_to_json(file, *result).dump(2) << "\n";
-  } else {
-    std::cout << render_check_text(file, *result);
+  // Directories stand for the regular files in them, in name order.
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(in, ec)) {
+      if (!std::filesystem::exists(in, ec))
+        return usage_error(fmt::format("check: {}: no such file", in));
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> inside;
+    for (const auto& e : std::filesystem::directory_iterator(in, ec)) {
+      if (e.is_regular_file(ec) && e.path().filename().string().front() != '.')
+        inside.push_back(e.path().string());
+    }
+    std::sort(inside.begin(), inside.end());
+    if (inside.empty())
+      return usage_error(fmt::format("check: {}: the directory holds no files", in));
+    files.insert(files.end(), inside.begin(), inside.end());
   }
-  return result->ok() ? ExitStatus::kOk : ExitStatus::kFindings;
+  if (files.size() == 1 && !std::filesystem::is_directory(inputs.front())) {
+    const std::string& file = files.front();
+    auto facts = read_log_file(file);
+    if (!facts)
+      return usage_error(facts.message());
+    auto result = check_log(*facts, options);
+    if (!result)
+      return usage_error(file + ": " + result.message());
+    if (json) {
+      std::cout << check_to_json(file, *result).dump(2) << "\n";
+    } else {
+      std::cout << render_check_text(file, *result);
+    }
+    return result->ok() ? ExitStatus::kOk : ExitStatus::kFindings;
+  }
+  std::vector<CheckRow> rows;
+  bool all_ok = true;
+  for (const std::string& file : files) {
+    CheckRow row;
+    row.file = file;
+    auto facts = read_log_file(file);
+    if (!facts) {
+      row.error = facts.message();
+      rows.push_back(std::move(row));
+      continue;
+    }
+    row.engine = std::string(facts->engine());
+    if (auto engine = find_engine(row.engine)) {
+      if (auto ls = (*engine)->scenario_from_log(facts->all()))
+        row.stated = ls->figures.size();
+    }
+    auto result = check_log(*facts, options);
+    if (result) {
+      all_ok = all_ok && result->ok();
+      row.result = std::move(*result);
+    } else {
+      row.error = result.message();
+    }
+    rows.push_back(std::move(row));
+  }
+  if (json)
+    std::cout << check_table_to_json(rows).dump(2) << "\n";
+  else
+    std::cout << render_check_table(rows);
+  return all_ok ? ExitStatus::kOk : ExitStatus::kFindings;
 }
 
 }  // namespace servescope

@@ -26,6 +26,8 @@ std::string Value::to_string() const {
     case 4:
       return as_string();
     default:
+      if (list_goes_on(as_list()))
+        return fmt::format("[{}, ...]", fmt::join(as_list().begin(), as_list().end() - 1, ", "));
       return fmt::format("[{}]", fmt::join(as_list(), ", "));
   }
 }
@@ -44,7 +46,7 @@ std::string Value::to_display() const {
   }
   if (is_list()) {
     const IntList& l = as_list();
-    if (l.size() <= 8)
+    if (l.size() <= 8 || list_goes_on(l))
       return to_string();
     return fmt::format("[{}, … {}] ({} sizes)", fmt::join(l.begin(), l.begin() + 4, ", "),
                        fmt::join(l.end() - 2, l.end(), ", "), l.size());

@@ -10,6 +10,13 @@ namespace servescope {
 
 using IntList = std::vector<std::int64_t>;
 
+/// The last element of a list a published log shortened ("[1, 2, 4, ...]"): the list goes on
+/// beyond the elements before it, so it is compared as a prefix.
+inline constexpr std::int64_t kListGoesOn = INT64_MIN;
+inline bool list_goes_on(const IntList& l) {
+  return !l.empty() && l.back() == kListGoesOn;
+}
+
 class Value {
  public:
   Value() = default;

@@ -117,6 +117,17 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     }
     return;
   }
+  if (f.value.is_list() && n->value.is_list() && list_goes_on(f.value.as_list())) {
+    // An excerpt shortened the list: its first elements are compared, the rest is unknown.
+    const IntList& logged = f.value.as_list();
+    const IntList& predicted = n->value.as_list();
+    const std::size_t shown = logged.size() - 1;
+    c.match = predicted.size() >= shown &&
+              std::equal(logged.begin(), logged.begin() + static_cast<std::ptrdiff_t>(shown),
+                         predicted.begin());
+    c.note = fmt::format("the log shortened the list to its first {}: compared as a prefix", shown);
+    return;
+  }
   c.match = f.value == n->value;
   c.note = "exact";
 }
@@ -222,9 +233,25 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     else
       unknown_gpu = log.gpu_name;
   }
-  if (options.gpu.empty() && (log.gpu_name.empty() || !unknown_gpu.empty())) {
-    // No GPU the catalog knows: a stand-in sized from the free memory the log shows; figures
-    // that depend on the GPU's memory are reported as not checked.
+  // A GPU the log does not name (or the catalog lacks): its own memory figures narrow it to
+  // the catalog's smallest memory class that holds them; each GPU of that class is tried.
+  std::vector<GpuSpec> candidates;
+  // (A GPU the log names but the catalog lacks is not replaced by another: a stand-in below.)
+  if (options.gpu.empty() && log.gpu_name.empty() && p > 0)
+    candidates = gpus_holding(p, log.calibration.free_before_load_gib.has_value());
+  if (!candidates.empty()) {
+    std::vector<std::string> keys;
+    for (const GpuSpec& g : candidates)
+      keys.push_back(g.key);
+    out.notes.push_back(fmt::format(
+        "the log does not name the GPU; its {} of {:.2f} GiB rules out every smaller GPU of "
+        "the catalog: checked as {} (the smallest class that holds it{})",
+        log.calibration.free_before_load_gib ? "free memory before the load" : "total memory", p,
+        fmt::join(keys, " or "), keys.size() > 1 ? "; the first whose figures all match" : ""));
+    s.hardware.gpu = candidates.front();
+  } else if (options.gpu.empty() && (log.gpu_name.empty() || !unknown_gpu.empty())) {
+    // No memory figure either: a stand-in, and the figures that depend on the GPU's memory
+    // are reported as not checked.
     out.gpu_known = false;
     s.hardware.gpu.key = "unknown";
     s.hardware.gpu.smi_name = "GPU not named in the log";
@@ -293,51 +320,74 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   if (!def_cmd)
     return fail("the log's launch command is not valid: " + def_cmd.message());
 
-  bool first = true;
-  for (const EngineVersion& version : versions) {
-    Scenario cap = s, def = s;
-    cap.version = def.version = version;
-    cap.command = *cap_cmd;
-    def.command = *def_cmd;
-    cap.hardware.gpus_per_node = def.hardware.gpus_per_node = out.engine->gpus_needed(cap.command);
-    auto cap_plans = plan_with_rounding(*out.engine, cap, log.rounding_gib);
-    if (!cap_plans)
-      return cap_plans.error();
-    auto def_plans = plan_with_rounding(*out.engine, def, log.rounding_gib);
-    if (!def_plans)
-      return def_plans.error();
-    std::vector<Comparison> comparisons;
-    for (const LoggedFigure& f : log.figures) {
-      Comparison c;
-      compare(f, f.from_defaults ? *def_plans : *cap_plans, out.gpu_known, c);
-      if (f.from_defaults && c.checked && !c.match && !log.typed_command_known) {
-        c.checked = false;
-        c.note =
-            "differs from the engine's default; the dump cannot tell a typed value from a default "
-            "(no launch "
-            "command in the log)";
+  const bool assumed_gpu = !candidates.empty();
+  if (candidates.empty())
+    candidates.push_back(s.hardware.gpu);
+  std::optional<CheckResult> kept_first;
+  bool matched_any = false;
+  for (std::size_t g = 0; g < candidates.size(); ++g) {
+    s.hardware.gpu = candidates[g];
+    bool first = true;
+    bool all_matched = false;
+    for (const EngineVersion& version : versions) {
+      Scenario cap = s, def = s;
+      cap.version = def.version = version;
+      cap.command = *cap_cmd;
+      def.command = *def_cmd;
+      cap.hardware.gpus_per_node = def.hardware.gpus_per_node =
+          out.engine->gpus_needed(cap.command);
+      auto cap_plans = plan_with_rounding(*out.engine, cap, log.rounding_gib);
+      if (!cap_plans)
+        return cap_plans.error();
+      auto def_plans = plan_with_rounding(*out.engine, def, log.rounding_gib);
+      if (!def_plans)
+        return def_plans.error();
+      std::vector<Comparison> comparisons;
+      for (const LoggedFigure& f : log.figures) {
+        Comparison c;
+        compare(f, f.from_defaults ? *def_plans : *cap_plans, out.gpu_known, c);
+        if (f.from_defaults && c.checked && !c.match && !log.typed_command_known) {
+          c.checked = false;
+          c.note =
+              "differs from the engine's default; the dump cannot tell a typed value from a "
+              "default "
+              "(no launch "
+              "command in the log)";
+        }
+        comparisons.push_back(std::move(c));
       }
-      comparisons.push_back(std::move(c));
-    }
-    const bool all_match = std::all_of(comparisons.begin(), comparisons.end(),
-                                       [](const Comparison& c) { return !c.checked || c.match; });
-    if (first || all_match) {
-      out.comparisons = std::move(comparisons);
-      out.scenario = cap;
-      out.plan = std::move(cap_plans->nominal);
-      out.defaults_plan = std::move(def_plans->nominal);
-      out.version_basis = out.plan.version_basis;
-      if (!first) {
-        out.notes.push_back(fmt::format(
-            "the figures match the rules of main {} inside the inferred range {} (the newest "
-            "date of the range does not)",
-            version.main_date, out.inferred.range_text()));
+      const bool all_match = std::all_of(comparisons.begin(), comparisons.end(),
+                                         [](const Comparison& c) { return !c.checked || c.match; });
+      if (first || all_match) {
+        out.comparisons = std::move(comparisons);
+        out.scenario = cap;
+        out.plan = std::move(cap_plans->nominal);
+        out.defaults_plan = std::move(def_plans->nominal);
+        out.version_basis = out.plan.version_basis;
+        if (!first) {
+          out.notes.push_back(fmt::format(
+              "the figures match the rules of main {} inside the inferred range {} (the newest "
+              "date of the range does not)",
+              version.main_date, out.inferred.range_text()));
+        }
       }
+      if (all_match) {
+        all_matched = true;
+        break;
+      }
+      first = false;
     }
-    if (all_match)
+    if (all_matched) {
+      matched_any = true;
+      if (assumed_gpu && candidates.size() > 1)
+        out.notes.push_back(fmt::format("every compared figure matches as {}", candidates[g].key));
       break;
-    first = false;
+    }
+    if (g == 0)
+      kept_first = out;  // the smallest class's first GPU answers when none matches
   }
+  if (!matched_any && kept_first)
+    out = std::move(*kept_first);
   std::vector<Fact> all = facts.all();
   if (!options.command.empty()) {
     // The given command joins the facts as the log's own launch line would.

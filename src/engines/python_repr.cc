@@ -368,8 +368,10 @@ class ReprParser {
         all_ints = false;
         continue;
       }
-      if (v.is_int())
+      if (v.is_int() && !list_goes_on(ints))
         ints.push_back(v.as_int());
+      else if (v.is_string() && v.as_string() == "..." && !ints.empty() && !list_goes_on(ints))
+        ints.push_back(kListGoesOn);  // "[1, 2, 4, ...]": an excerpt shortened the list
       else
         all_ints = false;
     }

@@ -130,3 +130,23 @@ TEST(PythonRepr, Literals) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+// "[1, 2, 4, ...]" in a published excerpt: the list's first elements, and a mark that it goes
+// on (compared as a prefix, never as the whole list).
+TEST(PythonRepr, AShortenedListKeepsItsPrefixAndSaysItGoesOn) {
+  const Value shortened = parse_python_literal("[1, 2, 4, ...]");
+  ASSERT_TRUE(shortened.is_list());
+  EXPECT_EQ(shortened.as_list().size(), 4u);
+  EXPECT_TRUE(list_goes_on(shortened.as_list()));
+  EXPECT_EQ(shortened.to_string(), "[1, 2, 4, ...]");
+  const Value whole = parse_python_literal("[1, 2, 4]");
+  EXPECT_FALSE(list_goes_on(whole.as_list()));
+  EXPECT_FALSE(parse_python_literal("[1, ..., 4]").is_list());  // a gap inside is not a prefix
+  EXPECT_FALSE(parse_python_literal("[...]").is_list());
+}
+
+}  // namespace
+}  // namespace servescope

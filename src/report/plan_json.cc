@@ -13,6 +13,13 @@ nlohmann::json value_to_json(const Value& v) {
     return v.as_number();
   if (v.is_string())
     return v.as_string();
+  if (list_goes_on(v.as_list())) {
+    nlohmann::json shown = nlohmann::json::array();
+    for (std::size_t i = 0; i + 1 < v.as_list().size(); ++i)
+      shown.push_back(v.as_list()[i]);
+    shown.push_back("...");  // the log shortened the list
+    return shown;
+  }
   return v.as_list();
 }
 

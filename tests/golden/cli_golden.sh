@@ -44,6 +44,26 @@ assert by["gpu_kv_cache_size_tokens"]["logged"] == 168288 and d["mismatched"] ==
 PY
 
 
+# check over a directory: one row per log and a total; every corpus log is read without a
+# crash, and --json carries the same totals.
+"$bin" check "$corpus/raw" >"$tmp/table.txt" 2>"$tmp/err"
+status=$?
+[ "$status" -le 1 ] || fail "check on the corpus directory exited $status: $(cat "$tmp/err")"
+rows=$(ls "$corpus/raw" | wc -l)
+grep -q "^$rows logs, " "$tmp/table.txt" || fail "check table lacks its total line: $(tail -2 "$tmp/table.txt")"
+"$bin" check --json "$corpus/raw" >"$tmp/table.json" 2>"$tmp/err"
+python3 - "$tmp/table.json" "$rows" <<'PY' || fail "check --json over a directory lacks its totals"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["logs"]) == int(sys.argv[2]), len(d["logs"])
+t = d["total"]
+assert t["compared"] == sum(l.get("matched", 0) + l.get("mismatched", 0) for l in d["logs"]), t
+assert 0 < t["compared"] <= t["stated"] and t["matched"] <= t["compared"], t
+PY
+for log in "$corpus"/raw/*; do
+  "$bin" logs "$log" >/dev/null 2>"$tmp/err" || fail "logs $log exited $?: $(cat "$tmp/err")"
+done
+
 if [ "$failures" -gt 0 ]; then
   echo "cli_golden: $failures failure(s)"
   exit 1

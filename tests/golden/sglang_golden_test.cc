@@ -200,3 +200,56 @@ TEST(SglangGolden, OneNodeOfSeveralBoundsThePoolFromAbove) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+// The quickstart log never names its GPU; its 78.81 GiB free before the load rules out every
+// catalog GPU below the 80 GB class, so it is checked as one of that class and says so.
+TEST(SglangGolden, ALogThatNamesNoGpuIsCheckedOnTheClassItsMemoryAllows) {
+  std::ifstream in(golden::corpus_dir() + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto facts = read_log_text(text, "quickstart");
+  ASSERT_TRUE(facts);
+  auto r = check_log(*facts, CheckOptions{});
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_TRUE(r->gpu_known);
+  EXPECT_EQ(r->mismatched(), 0u);
+  EXPECT_EQ(r->unchecked(), 0u);
+  EXPECT_GE(r->matched(), 6u);  // the pool and every resolved setting, GPU-dependent ones too
+  EXPECT_EQ(r->scenario.hardware.gpu.memory_mib / 1024, 79);
+  EXPECT_TRUE(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& n) {
+    return n.find("the log does not name the GPU; its free memory before the load of 78.81 GiB") !=
+           std::string::npos;
+  }));
+}
+
+// An excerpt that shortened the capture list is compared as a prefix: the shown sizes must be
+// the engine's first ones.
+TEST(SglangGolden, AShortenedCaptureListIsComparedAsAPrefix) {
+  std::ifstream in(golden::corpus_dir() + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text += "[2025-01-23 19:35:10 TP0] Capture cuda graph bs [1, 2, 4, 8, ...]\n";
+  auto facts = read_log_text(text, "shortened");
+  ASSERT_TRUE(facts);
+  auto r = check_log(*facts, CheckOptions{});
+  ASSERT_TRUE(r) << r.message();
+  const auto bs = std::find_if(r->comparisons.begin(), r->comparisons.end(),
+                               [](const Comparison& c) { return c.field == "cuda_graph_bs"; });
+  ASSERT_NE(bs, r->comparisons.end());
+  EXPECT_TRUE(bs->checked);
+  EXPECT_TRUE(bs->match) << bs->note;
+  EXPECT_EQ(bs->note, "the log shortened the list to its first 4: compared as a prefix");
+  // A wrong prefix is a mismatch, not a pass.
+  std::string wrong = text.substr(0, text.size() - 1);
+  wrong.replace(wrong.rfind("[1, 2, 4, 8, ...]"), 17, "[1, 3, ...]");
+  auto w = check_log(*read_log_text(wrong + "\n", "wrong"), CheckOptions{});
+  ASSERT_TRUE(w) << w.message();
+  const auto wbs = std::find_if(w->comparisons.begin(), w->comparisons.end(),
+                                [](const Comparison& c) { return c.field == "cuda_graph_bs"; });
+  ASSERT_NE(wbs, w->comparisons.end());
+  EXPECT_FALSE(wbs->match);
+}
+
+}  // namespace
+}  // namespace servescope

@@ -90,7 +90,8 @@ bool append_flag(std::vector<std::string>& words, std::string_view field, const 
   if (v.is_bool())
     return false;
   if (v.is_list()) {
-    if (v.as_list().empty())
+    // Empty, or shortened by the excerpt ("[1, 2, 4, ...]"): the full setting is not known.
+    if (v.as_list().empty() || list_goes_on(v.as_list()))
       return false;
     words.push_back(spec->name);
     for (std::int64_t x : v.as_list())

@@ -114,7 +114,8 @@ bool append_field(std::vector<std::string>& words, std::string_view field, const
     return true;
   }
   if (v.is_list()) {
-    if (v.as_list().empty())
+    // Empty, or shortened by the excerpt ("[1, 2, 4, ...]"): the full setting is not known.
+    if (v.as_list().empty() || list_goes_on(v.as_list()))
       return false;
     words.push_back(flag->name);
     for (std::int64_t x : v.as_list())

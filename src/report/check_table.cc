@@ -1,0 +1,87 @@
+#include "report/check_table.h"
+
+#include <fmt/format.h>
+
+#include "report/check_report.h"
+#include "report/format.h"
+
+namespace servescope {
+namespace {
+
+std::string percent(std::size_t part, std::size_t whole) {
+  return whole == 0 ? std::string("—")
+                    : fmt::format("{:.0f}%",
+                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// What a row says beyond its counts: the mismatched fields, else what the log lacks.
+std::string remark(const CheckRow& row) {
+  if (!row.result)
+    return row.error;
+  std::string mismatched;
+  for (const Comparison& c : row.result->comparisons) {
+    if (c.checked && !c.match)
+      mismatched += (mismatched.empty() ? "" : ", ") + c.field;
+  }
+  if (!mismatched.empty())
+    return "mismatch: " + mismatched;
+  if (!row.result->log.missing.empty())
+    return "lacks " + row.result->log.missing.front();
+  return row.result->gpu_known ? std::string() : std::string("GPU not named");
+}
+
+}  // namespace
+
+CheckTotals check_totals(const std::vector<CheckRow>& rows) {
+  CheckTotals t;
+  for (const CheckRow& r : rows) {
+    ++t.logs;
+    t.stated += r.stated;
+    if (!r.result)
+      continue;
+    ++t.checked_logs;
+    t.compared += r.result->matched() + r.result->mismatched();
+    t.matched += r.result->matched();
+  }
+  return t;
+}
+
+std::string render_check_table(const std::vector<CheckRow>& rows) {
+  std::vector<std::vector<std::string>> table = {
+      {"log", "engine", "stated", "compared", "matched", "note"}};
+  for (const CheckRow& r : rows) {
+    const std::size_t compared = r.result ? r.result->matched() + r.result->mismatched() : 0;
+    table.push_back({r.file, r.engine.empty() ? "?" : r.engine, std::to_string(r.stated),
+                     std::to_string(compared),
+                     r.result ? std::to_string(r.result->matched()) : std::string("—"), remark(r)});
+  }
+  std::string out = render_columns(table);
+  const CheckTotals t = check_totals(rows);
+  out += fmt::format(
+      "\n{} logs, {} checked · compared {} of {} stated figures ({}) · matched {} of {} ({})\n",
+      t.logs, t.checked_logs, t.compared, t.stated, percent(t.compared, t.stated), t.matched,
+      t.compared, percent(t.matched, t.compared));
+  return out;
+}
+
+nlohmann::json check_table_to_json(const std::vector<CheckRow>& rows) {
+  nlohmann::json logs = nlohmann::json::array();
+  for (const CheckRow& r : rows) {
+    nlohmann::json row = r.result ? check_to_json(r.file, *r.result) : nlohmann::json::object();
+    row["file"] = r.file;
+    row["stated"] = r.stated;
+    if (!r.result)
+      row["error"] = r.error;
+    logs.push_back(std::move(row));
+  }
+  const CheckTotals t = check_totals(rows);
+  return {{"logs", logs},
+          {"total",
+           {{"logs", t.logs},
+            {"checked_logs", t.checked_logs},
+            {"stated", t.stated},
+            {"compared", t.compared},
+            {"matched", t.matched}}}};
+}
+
+}  // namespace servescope
