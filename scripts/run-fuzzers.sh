@@ -8,7 +8,7 @@ seconds="${2:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$build/fuzz-work"
 mkdir -p "$work/model_config" "$work/command_line" "$work/vllm_command_line" "$work/log_parser" \
-  "$work/http_stream"
+  "$work/http_stream" "$work/launch_input"
 cp "$root"/data/models/*.json "$work/model_config/"
 cp "$root"/../shared/corpus/raw/*.log "$work/log_parser/" 2>/dev/null || true
 # HTTP seeds: byte 0 picks the API and streaming (bit 2), byte 1 the chunk size.
@@ -30,8 +30,14 @@ done <<'SEEDS'
 --tensor-parallel-size 4 --gpu-memory-utilization 0.9 --max-model-len 32768 -O2
 --compilation-config '{"cudagraph_mode": "FULL_AND_PIECEWISE"}' --speculative-config.method=mtp
 SEEDS
+# Launch-input seeds: byte 0 picks the reader (0: any file kind, 1: one command's words).
+printf '\x00CUDA_VISIBLE_DEVICES=0,1 nohup python3 -m sglang.launch_server \\\n  --model-path m --tp 2 2>&1 | tee x.log &\n' >"$work/launch_input/shell"
+printf '\x00[Service]\nEnvironment="A=1" B=2\nExecStart=/v/bin/python -m sglang.launch_server \\\n --tp 4\n' >"$work/launch_input/unit"
+printf '\x00services:\n  s:\n    image: vllm/vllm-openai:v0.10.1.1\n    command: [--model, m]\n' >"$work/launch_input/compose"
+printf '\x00apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    command: [vllm, serve, m]\n    resources: {limits: {nvidia.com/gpu: 2}}\n' >"$work/launch_input/pod"
+printf '\x01docker run --gpus "device=0,1" -e A=1 lmsysorg/sglang:v0.5.4 python3 -m sglang.launch_server --tp 2' >"$work/launch_input/docker"
 status=0
-for target in model_config command_line vllm_command_line log_parser http_stream; do
+for target in model_config command_line vllm_command_line log_parser http_stream launch_input; do
   echo "== fuzzing $target for ${seconds}s"
   (cd "$build" && "./${target}_fuzz" -max_total_time="$seconds" -max_len=65536 "fuzz-work/$target") || status=1
 done

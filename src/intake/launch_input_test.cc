@@ -286,6 +286,18 @@ TEST(LaunchInput, AFileThatLaunchesNothingSaysSo) {
   EXPECT_NE(missing.message().find("/nonexistent/run.sh"), std::string::npos);
 }
 
+// Found by fuzz/launch_input_fuzz.cc: yaml-cpp 0.7's LoadAll never returns on a document that
+// starts with a stray ','; the manifest reader splits documents itself and stays total.
+TEST(LaunchInput, AStrayCommaBeforeAManifestEndsInAnAnswer) {
+  EXPECT_FALSE(read_launch_text(",piVersion: v1\nkind: Pod\n", "x", launches));
+  EXPECT_FALSE(read_launch_text("- a\n,\n", "x", launches));
+  LaunchInput in = read_text(
+      "---\n,\n---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    "
+      "command: [vllm, serve, m]\n");
+  EXPECT_EQ(in.argv, (Words{"vllm", "serve", "m"}));
+  EXPECT_EQ(in.origin, "deploy/x:9, Pod container c");
+}
+
 TEST(ConfigFile, FlagsFromTheYamlGoBeforeTheTypedOnes) {
   const std::string dir = testing::TempDir();
   {

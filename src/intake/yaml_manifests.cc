@@ -8,6 +8,40 @@
 namespace servescope {
 namespace {
 
+// The documents of a YAML stream, each parsed with YAML::Load: yaml-cpp 0.7's LoadAll never
+// returns on a document that starts with a stray ',' (found by fuzz/launch_input_fuzz.cc), so
+// the stream is split at its `---` lines here. A document that does not parse is left out;
+// line numbers stay those of the whole text (each document is padded to its first line).
+std::vector<YAML::Node> load_documents(std::string_view text) {
+  std::vector<YAML::Node> docs;
+  std::string current;
+  int lines_before = 0, line = 0;
+  auto flush = [&] {
+    try {
+      docs.push_back(
+          YAML::Load(std::string(static_cast<std::size_t>(lines_before), '\n') + current));
+    } catch (const YAML::Exception&) {
+    }
+    current.clear();
+  };
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view l = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (l.rfind("---", 0) == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\r')) {
+      flush();
+      lines_before = line + 1;
+    } else {
+      current.append(l.data(), l.size());
+      current += '\n';
+    }
+    ++line;
+  }
+  flush();
+  return docs;
+}
+
 // n[a][b]... without yaml-cpp's InvalidNode exception when a key on the way is missing.
 YAML::Node at(const YAML::Node& n, std::initializer_list<const char*> path) {
   YAML::Node cur;
@@ -142,7 +176,7 @@ void pod_specs(const YAML::Node& doc, std::vector<std::pair<YAML::Node, std::str
 
 YamlKind yaml_kind(std::string_view text) {
   try {
-    for (const YAML::Node& doc : YAML::LoadAll(std::string(text))) {
+    for (const YAML::Node& doc : load_documents(text)) {
       if (!doc.IsMap())
         continue;
       if (doc["services"] && doc["services"].IsMap())
@@ -212,20 +246,17 @@ Result<LaunchInput> launch_in_compose(std::string_view text, std::string_view na
 
 Result<LaunchInput> launch_in_kubernetes(std::string_view text, std::string_view name,
                                          const LaunchRecognizer& launches) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return fail(fmt::format("{}: not YAML: {}", name, e.what()));
-  }
+  const std::vector<YAML::Node> docs = load_documents(text);
   try {
     for (const YAML::Node& doc : docs) {
       if (!doc.IsMap())
         continue;
       std::vector<std::pair<YAML::Node, std::string>> specs;
       pod_specs(doc, specs);
-      const std::string object = fmt::format("{} {}", doc["kind"].as<std::string>(""),
-                                             at(doc, {"metadata", "name"}).as<std::string>(""));
+      std::string object = doc["kind"].as<std::string>("");
+      if (const std::string named = at(doc, {"metadata", "name"}).as<std::string>("");
+          !named.empty())
+        object += " " + named;
       for (const auto& [spec, where] : specs) {
         for (const YAML::Node& c : at(spec, {"containers"})) {
           std::vector<std::string> words = command_words(c["command"]);
