@@ -205,6 +205,21 @@ std::optional<int> gpus_in_visible_devices(std::string_view value) {
   return n;
 }
 
+void count_visible_gpus(LaunchInput& input) {
+  if (input.gpu_count)
+    return;
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
+    auto it = input.environment.find(name);
+    if (it == input.environment.end())
+      continue;
+    if (auto n = gpus_in_visible_devices(it->second)) {
+      input.gpu_count = n;
+      input.gpu_count_source = fmt::format("{}={}", it->first, it->second);
+    }
+    return;
+  }
+}
+
 std::string version_from_image(std::string_view image) {
   const auto colon = image.rfind(':');
   if (colon == std::string_view::npos || image.find('@') != std::string_view::npos)
@@ -264,15 +279,7 @@ std::optional<LaunchInput> launch_in_words(const std::vector<std::string>& words
         continue;
       s.input.argv = std::move(rest);
     }
-    auto cvd = s.input.environment.find("CUDA_VISIBLE_DEVICES");
-    if (cvd == s.input.environment.end())
-      cvd = s.input.environment.find("HIP_VISIBLE_DEVICES");
-    if (!s.input.gpu_count && cvd != s.input.environment.end()) {
-      if (auto n = gpus_in_visible_devices(cvd->second)) {
-        s.input.gpu_count = n;
-        s.input.gpu_count_source = fmt::format("{}={}", cvd->first, cvd->second);
-      }
-    }
+    count_visible_gpus(s.input);
     return std::move(s.input);
   }
   return std::nullopt;

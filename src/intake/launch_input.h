@@ -69,6 +69,10 @@ Result<LaunchInput> read_launch_text(std::string_view text, std::string_view nam
 /// digest.
 std::string version_from_image(std::string_view image);
 
+/// Sets input.gpu_count from CUDA_VISIBLE_DEVICES (or HIP_VISIBLE_DEVICES) in its environment,
+/// unless something else (docker --gpus, a GPU limit) already gave it.
+void count_visible_gpus(LaunchInput& input);
+
 /// GPUs a CUDA_VISIBLE_DEVICES value names ("0,2" → 2), or nullopt for an empty or unusual one.
 std::optional<int> gpus_in_visible_devices(std::string_view value);
 

@@ -134,15 +134,7 @@ Result<LaunchInput> launch_in_systemd_unit(std::string_view text, std::string_vi
   }
   for (auto& [k, v] : env)
     found->environment.emplace(k, v);
-  if (!found->gpu_count) {
-    if (auto cvd = found->environment.find("CUDA_VISIBLE_DEVICES");
-        cvd != found->environment.end()) {
-      if (auto n = gpus_in_visible_devices(cvd->second)) {
-        found->gpu_count = n;
-        found->gpu_count_source = "CUDA_VISIBLE_DEVICES=" + cvd->second;
-      }
-    }
-  }
+  count_visible_gpus(*found);
   found->origin = fmt::format("{}:{}, ExecStart", name, exec->line);
   found->notes.insert(found->notes.begin(), notes.begin(), notes.end());
   return std::move(*found);

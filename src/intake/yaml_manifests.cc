@@ -228,14 +228,7 @@ Result<LaunchInput> launch_in_compose(std::string_view text, std::string_view na
               fmt::format("count: {} (line {})", *found->gpu_count, line_of(d["count"]));
         }
       }
-      if (!found->gpu_count) {
-        if (auto cvd = found->environment.find("CUDA_VISIBLE_DEVICES");
-            cvd != found->environment.end()) {
-          found->gpu_count = gpus_in_visible_devices(cvd->second);
-          if (found->gpu_count)
-            found->gpu_count_source = "CUDA_VISIBLE_DEVICES=" + cvd->second;
-        }
-      }
+      count_visible_gpus(*found);
       return std::move(*found);
     }
   } catch (const YAML::Exception& e) {
