@@ -1,4 +1,4 @@
-// The vLLM log grammar on real line shapes: lines of the corpus (../shared/corpus: the v0.19.0
+// The vLLM log grammar on real line shapes, copied into each test: lines of the corpus (the v0.19.0
 // llm-d sweep, the 0.10.1.1 dennislee22 logs, the V0 excerpts of vLLM issues 12330 and 10517,
 // the 0.6.6 InternVL3 log) and, for the periodic stats lines the corpus lacks, the shapes
 // published in vLLM issues 43295 (V1, 2026) and 6206 (V0, 2024) and a docker-timestamped
