@@ -76,3 +76,14 @@ flags:
 
 engine-diff:
 	@python3 tools/engine-sync/engine_diff.py $(ENGINE) $(A) $(B)
+
+# SGLang ServerArgs oracle (tools/engine-sync/oracle.py, in .venv-sglang): each release's own
+# server-argument resolution on generated scenarios with the GPU faked -> tests/oracle/sglang-VERSION.jsonl
+#   make oracle [ORACLE_VERSIONS="0.5.16 0.5.23"] [ORACLE_CASES=2000] [ORACLE_JOBS=2]
+ORACLE_VERSIONS ?= 0.5.16 0.5.23 0.5.9 0.5.20
+ORACLE_CASES ?= 2000
+ORACLE_JOBS ?= 2
+.PHONY: oracle
+oracle:
+	@tools/engine-sync/setup_venv.sh sglang
+	@python3 tools/engine-sync/oracle.py $(ORACLE_VERSIONS) --cases $(ORACLE_CASES) --jobs $(ORACLE_JOBS)
