@@ -267,6 +267,15 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
                           unknown_gpu));
   }
   s.calibration.source = "log";
+  // The environment of the command pasted in the log, then --env over it.
+  s.environment = log.environment;
+  if (!log.environment.empty()) {
+    std::vector<std::string> set;
+    for (const auto& [name, value] : log.environment)
+      set.push_back(name + "=" + value);
+    out.notes.push_back(fmt::format("the launch command ({}) sets {}: the engine's environment",
+                                    log.launch_origin, fmt::join(set, " ")));
+  }
   for (const std::string& kv : options.env) {
     auto eq = kv.find('=');
     if (eq != std::string::npos)

@@ -55,6 +55,11 @@ struct LogScenario {
   bool calibration_complete = false;  // enough figures for the engine's capacity rules
   std::vector<LoggedFigure> figures;
   std::vector<std::string> missing;  // what the log lacks, for the "unusable" message
+  // What the launch command pasted in the log sets besides flags: its environment
+  // (CUDA_VISIBLE_DEVICES=0,2 SGLANG_... before the program, `docker run -e`), read by the
+  // intake rules, and where it was read ("log line 3").
+  std::map<std::string, std::string> environment;
+  std::string launch_origin;
 };
 
 /// A numeric input `why` can solve for: the value that reproduces an observation.

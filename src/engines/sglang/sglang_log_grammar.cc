@@ -266,12 +266,22 @@ void SglangLogGrammar::flush_command(FactSink& out) {
   const std::uint64_t saved_number = number_;
   const std::string_view saved_line = line_;
   number_ = pending_command_line_;
-  begin("launch_command");
   std::string program;
   re2::StringPiece sglang_module;
   re2::StringPiece serve;
-  if (RE2::PartialMatch(pending_command_, re_.launch, nullptr, &sglang_module, &serve))
-    program = serve.empty() ? std::string(sglang_module) : "sglang serve";
+  if (!RE2::PartialMatch(pending_command_, re_.launch, nullptr, &sglang_module, &serve)) {
+    // A `docker run` over several lines that runs something else.
+    pending_command_.clear();
+    pending_command_raw_.clear();
+    number_ = saved_number;
+    line_ = saved_line;
+    return;
+  }
+  program = serve.empty() ? std::string(sglang_module) : "sglang serve";
+  // An image tag on a continuation line names the version too.
+  if (const auto nl = pending_command_raw_.find('\n'); nl != std::string::npos)
+    versions_and_gpus(std::string_view(pending_command_raw_).substr(nl + 1), out);
+  begin("launch_command");
   builder_.add("command", Value(pending_command_));
   builder_.add("program", Value(program));
   fact_.raw = pending_command_raw_;
@@ -308,6 +318,14 @@ LineKind SglangLogGrammar::unprefixed(std::string_view line, FactSink& out) {
     return LineKind::kKnown;  // the frames and source lines of a traceback
   if (is_glog_line(t))
     return LineKind::kKnown;
+  if (t.back() == '\\' && (has(t, "docker run") || has(t, "podman run")) &&
+      !RE2::PartialMatch(t, re_.launch)) {
+    // A container command whose image and program follow on the continuation lines.
+    pending_command_.assign(trim(t.substr(0, t.size() - 1)));
+    pending_command_raw_.assign(line);
+    pending_command_line_ = number_;
+    return LineKind::kKnown;
+  }
   if (has(t, "sglang")) {
     re2::StringPiece whole;
     if (RE2::PartialMatch(t, re_.launch, &whole)) {

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 
+#include "engines/sglang/sglang_log_scenario.h"
 #include "tests/grammar_fixture.h"
 
 namespace servescope::sglang {
@@ -570,6 +571,27 @@ TEST(SglangLogHeader, LaunchCommandOnOneLineOrContinued) {
   EXPECT_EQ(cut.facts[0].text("command"),
             "CUDA_VISIBLE_DEVICES=0,1 sglang serve --model-path M --tp 2");
   EXPECT_EQ(cut.facts[0].text("program"), "sglang serve");
+}
+
+TEST(SglangLogHeader, ADockerRunContinuedOverLines) {
+  // The image and the program come on continuation lines; the tag names the version.
+  Read r = read({"docker run --gpus all --shm-size 32g -p 30000:30000 \\",
+                 "    -e SGLANG_ENABLE_JIT_DEEPGEMM=0 --ipc=host \\",
+                 "    lmsysorg/sglang:v0.5.4.post1-cu126 \\",
+                 "    python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2"});
+  ASSERT_EQ(r.facts.size(), 2u);
+  EXPECT_EQ(r.facts[0].kind, "engine_version");
+  EXPECT_EQ(r.facts[0].text("version"), "0.5.4.post1");
+  EXPECT_EQ(r.facts[1].kind, "launch_command");
+  EXPECT_EQ(r.facts[1].line, 1u);
+  // The scenario takes the container's environment and the engine's argv from it.
+  auto scenario = sglang_scenario_from_log(r.facts);
+  ASSERT_TRUE(scenario) << scenario.message();
+  EXPECT_TRUE(scenario->typed_command_known);
+  EXPECT_EQ(scenario->environment.at("SGLANG_ENABLE_JIT_DEEPGEMM"), "0");
+  EXPECT_EQ(scenario->launch_origin, "log line 1");
+  // Another program's container command is not a launch command.
+  EXPECT_TRUE(read({"docker run --gpus all \\", "  nginx:latest"}).facts.empty());
 }
 
 TEST(SglangLogHeader, VersionsFromPipShowCheckEnvAndImageTags) {

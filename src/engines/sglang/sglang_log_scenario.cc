@@ -8,6 +8,8 @@
 #include <set>
 
 #include "core/text.h"
+#include "engines/engine.h"
+#include "engines/log_launch.h"
 #include "engines/sglang/sglang_command.h"
 #include "engines/sglang/sglang_flags.h"
 
@@ -113,12 +115,13 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   const Fact* launch = first_on_primary_rank(facts, "launch_command");
   std::vector<std::string> typed;
   if (launch != nullptr) {
-    if (auto cmd = launch->text("command")) {
-      auto words = split_command_line(*cmd);
-      if (words && launches_sglang(*words) && parse_sglang_command(*words)) {
-        typed = *words;
-        out.typed_command_known = true;
-      }
+    // Read as `--from` reads a script: environment prefixes, `docker run -e`, a prompt.
+    auto input = launch_in_fact(*launch, launch_recognizer(find_engine("sglang").value()));
+    if (input && parse_sglang_command(input->argv)) {
+      typed = std::move(input->argv);
+      out.typed_command_known = true;
+      out.environment = std::move(input->environment);
+      out.launch_origin = std::move(input->origin);
     }
   }
   // The capacity command: the program, then every capacity setting the dump shows.
@@ -283,13 +286,11 @@ std::vector<Finding> sglang_log_consistency(const std::vector<Fact>& facts) {
     std::optional<std::int64_t> typed;
     std::uint64_t typed_line = 0;
     if (const Fact* launch = first_on_primary_rank(facts, "launch_command")) {
-      if (auto cmd = launch->text("command")) {
-        if (auto words = split_command_line(*cmd)) {
-          if (auto parsed = parse_sglang_command(*words)) {
-            if (const FlagSetting* f = parsed->command.find("--max-running-requests")) {
-              typed = parse_int(f->value());
-              typed_line = launch->line;
-            }
+      if (auto input = launch_in_fact(*launch, launch_recognizer(find_engine("sglang").value()))) {
+        if (auto parsed = parse_sglang_command(input->argv)) {
+          if (const FlagSetting* f = parsed->command.find("--max-running-requests")) {
+            typed = parse_int(f->value());
+            typed_line = launch->line;
           }
         }
       }

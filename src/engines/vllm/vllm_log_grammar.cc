@@ -5,12 +5,15 @@
 #include <array>
 
 #include "core/text.h"
+#include "engines/engine.h"
 #include "engines/launch_command.h"
 #include "engines/log_text.h"
 #include "engines/python_repr.h"
 #include "engines/vllm/vllm_command.h"
 #include "engines/vllm/vllm_log_summary.h"
 #include "engines/vllm/vllm_version_inference.h"
+#include "intake/launch_input.h"
+#include "intake/shell_words.h"
 
 namespace servescope::vllm {
 
@@ -167,6 +170,13 @@ struct VllmLogGrammar::Patterns {
   RE2 logo_version{R"(\bversion\s+(\d+\.\d+\.\d+\S*))"};
   RE2 logo_model{R"(\bmodel\s+(\S+))"};
   RE2 api_version{R"(vLLM API server version (\S+))"};
+  // Version clues pasted beside a log: `pip freeze` / requirements (vllm==0.10.1.1),
+  // collect_env's "vLLM Version: 0.10.1.1", an image tag (vllm/vllm-openai:v0.10.1.1).
+  RE2 pinned_version{
+      R"((?i)(?:^|[\s"'])vllm(?:\[[\w,]+\])?\s*==\s*v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)*(?:\+[\w.]+)?))"};
+  RE2 collect_env_version{R"(^vLLM Version\s*:\s*v?(\d+\.\d+\.\d+\S*))"};
+  RE2 image_version{
+      R"(((?:[\w.-]+/)*vllm[\w-]*):v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.?(?:post|rc)\d+)?)\b)"};
   RE2 defaulting{R"(^Defaulting (\w+) to (\d+) for (\w+) usage context)"};
   RE2 rank{R"(^rank (\d+) in world size (\d+) is assigned as (.*)$)"};
   RE2 rank_part{R"((DP|PP|PCP|TP|EP|DCP|EPLB) rank (\d+|N/A))"};
@@ -381,7 +391,19 @@ LineKind VllmLogGrammar::process(std::string_view line, bool prefixed, const Pre
   return plain(trim(line));
 }
 
+// A pasted command's first line: it names vLLM or runs a container.
+static bool starts_command(std::string_view t) {
+  return has(t, "vllm") || has(t, "docker run") || has(t, "podman run");
+}
+
 LineKind VllmLogGrammar::feed(std::string_view line, std::uint64_t number, FactSink& out) {
+  if (command_.pending()) {
+    // The shell reads the line after a trailing backslash as part of the command, whatever
+    // it holds; so does the grammar.
+    if (command_.add(line))
+      return LineKind::kKnown;
+    return end_command(out);
+  }
   Prefix p;
   const bool prefixed = parse_prefix(line, p);
   LineKind carried = LineKind::kKnown;  // the kind of a held line closed by this one
@@ -420,6 +442,10 @@ LineKind VllmLogGrammar::feed(std::string_view line, std::uint64_t number, FactS
     if (!held_reported_)
       carried = held_kind_;
   }
+  if (!prefixed && ContinuedCommand::continues(line) && starts_command(line)) {
+    command_.start(trim(line), number);
+    return carried == LineKind::kKnown ? LineKind::kKnown : carried;
+  }
   number_ = number;
   LineKind k = process(line, prefixed, p);
   const bool cut = ends_with(trim(line), kCollectorCut);
@@ -449,7 +475,43 @@ LineKind VllmLogGrammar::feed(std::string_view line, std::uint64_t number, FactS
   return k;
 }
 
+LineKind VllmLogGrammar::end_command(FactSink& out) {
+  const std::uint64_t first = command_.first_line();
+  const std::string text = command_.take();
+  auto input = launch_in_shell_text(text, "log", launch_recognizer(find_engine("vllm").value()));
+  if (!input)
+    return LineKind::kKnown;  // a continued line of something else (a README's pip install)
+  // The command as one line: its environment words, then the engine's argv.
+  std::string command;
+  for (const auto& [name, value] : input->environment) {
+    command += shell_quote(name + "=" + value);
+    command += ' ';
+  }
+  for (const std::string& w : input->argv) {
+    command += shell_quote(w);
+    command += ' ';
+  }
+  command.pop_back();
+  number_ = first;
+  line_ = text;
+  timestamp_ = {};
+  rank_ = RankTags{};
+  pending_count_ = 0;
+  begin("launch_command");
+  builder_.add("command", Value(command));
+  if (!input->image.empty()) {
+    builder_.add("image", Value(input->image));
+    if (!input->image_version.empty())
+      builder_.add("image_version", Value(input->image_version));
+  }
+  emit();
+  flush(out);
+  return LineKind::kFact;
+}
+
 void VllmLogGrammar::finish(FactSink& out) {
+  if (command_.pending())
+    end_command(out);
   if (!holding_)
     return;
   holding_ = false;
@@ -501,8 +563,24 @@ LineKind VllmLogGrammar::plain(std::string_view t) {
   if (t.front() == '#' && !starts_with(t, "# GPU") && !starts_with(t, "# cuda") &&
       !starts_with(t, "# CUDA"))
     return LineKind::kKnown;  // a comment in a published excerpt
-  // The launch command pasted above the log ("$ VLLM_USE_V1=1 vllm serve MODEL --flag ...").
-  if (has(t, "vllm")) {
+  // `pip show vllm`: "Name: vllm", then "Version: X".
+  if (pip_show_vllm_) {
+    pip_show_vllm_ = false;
+    if (starts_with(t, "Version: ")) {
+      begin("engine_version");
+      builder_.add("version", Value(std::string(trim(after(t, "Version: ")))));
+      builder_.add("source", Value("pip show"));
+      emit();
+      return LineKind::kFact;
+    }
+  }
+  if (t == "Name: vllm") {
+    pip_show_vllm_ = true;
+    return LineKind::kKnown;
+  }
+  if (has_icase(t, "vllm")) {
+    const bool version = version_clue(t);
+    // The launch command pasted above the log ("$ VLLM_USE_V1=1 vllm serve MODEL --flag ...").
     if (auto words = launch_words_in(t)) {
       LaunchCommand command;
       command.words = std::move(*words);
@@ -511,8 +589,31 @@ LineKind VllmLogGrammar::plain(std::string_view t) {
       emit();
       return LineKind::kFact;
     }
+    if (version)
+      return LineKind::kFact;
   }
   return dispatch(t, "");
+}
+
+bool VllmLogGrammar::version_clue(std::string_view t) {
+  re2::StringPiece version;
+  re2::StringPiece image;
+  const char* source = nullptr;
+  if (RE2::PartialMatch(t, re_.collect_env_version, &version))
+    source = "collect_env";
+  else if (RE2::PartialMatch(t, re_.pinned_version, &version))
+    source = "pinned requirement";
+  else if (RE2::PartialMatch(t, re_.image_version, &image, &version))
+    source = "image tag";
+  if (source == nullptr)
+    return false;
+  begin("engine_version");
+  builder_.add("version", Value(std::string(version)));
+  builder_.add("source", Value(source));
+  if (!image.empty())
+    builder_.add("image", Value(std::string(image) + ":" + std::string(version)));
+  emit();
+  return true;
 }
 
 LineKind VllmLogGrammar::dispatch(std::string_view m, std::string_view level) {
@@ -1310,6 +1411,12 @@ bool VllmLogGrammar::identifies_engine(const Fact& fact) const {
   for (std::string_view k : kGeneric) {
     if (fact.kind == k)
       return false;
+  }
+  // A version pasted beside a log (pip freeze, collect_env, an image tag) is not vLLM's own
+  // line: an SGLang environment often has vLLM installed too.
+  if (fact.kind == "engine_version") {
+    const auto source = fact.text("source").value_or("");
+    return source == "logo" || source == "api server";
   }
   return true;
 }

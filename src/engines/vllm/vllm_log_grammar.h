@@ -15,13 +15,16 @@
 // joined with the unprefixed lines that continue it before its facts are emitted.
 //
 // Fact kinds and fields (units in the names, GiB as vLLM prints them):
-//   engine_version        version ("0.19.0"), source ("logo", "engine config", "api server")
+//   engine_version        version ("0.19.0"), source ("logo", "engine config", "api server",
+//                         "pip show", "pinned requirement", "collect_env", "image tag"), image
 //   model_name            model (the logo's "model X" or "Starting to load model X")
 //   non_default_args      every key of "non-default args: {...}" (model_tag, model,
 //                         max_model_len, ...; nested dicts flattened with dots); partial if cut
 //   cli_args              every field of "args: Namespace(...)" (older servers)
-//   launch_command        command: a `vllm serve …` / `python -m vllm.entrypoints…` line pasted
-//                         above the log (environment words kept, shell prompt dropped)
+//   launch_command        command: a `vllm serve …` / `python -m vllm.entrypoints…` / `docker run
+//                         … vllm/vllm-openai…` command pasted above the log, on one line or
+//                         continued over several with backslashes (environment words kept,
+//                         shell prompt dropped); image, image_version for a container image
 //   engine_config         engine ("V1" | "V0"), version, and every key=value of "Initializing
 //                         a V1 LLM engine (v...) with config: ..." (model, max_seq_len,
 //                         tensor_parallel_size, kv_cache_dtype, enable_prefix_caching,
@@ -87,6 +90,7 @@
 
 #include "engines/log_fields.h"
 #include "engines/log_grammar.h"
+#include "intake/continued_command.h"
 
 namespace servescope::vllm {
 
@@ -147,6 +151,12 @@ class VllmLogGrammar final : public LogGrammar {
   std::map<std::string, RankTags> rank_of_process_;  // "pid=N ip=A" → rank, from assignments
   bool in_traceback_ = false;
   bool server_ready_ = false;
+  // A launch command pasted over several lines ("vllm serve M \\" ...), read when complete.
+  ContinuedCommand command_;
+  LineKind end_command(FactSink& out);
+  // A version a line states beside the log (pip freeze, collect_env, an image tag): emitted.
+  bool version_clue(std::string_view text);
+  bool pip_show_vllm_ = false;  // the last line was `pip show vllm`'s "Name: vllm"
 };
 
 }  // namespace servescope::vllm

@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <sstream>
 
+#include "engines/vllm/vllm_log_summary.h"
 #include "evidence/log_reader.h"
 #include "tests/grammar_fixture.h"
 
@@ -316,6 +317,74 @@ TEST(VllmLogGrammar, TheLaunchCommandPastedAboveTheLog) {
   // Prose that names vLLM is not a command.
   Read r = read({"I run vllm serve with two GPUs and it fails"});
   EXPECT_TRUE(r.facts.empty());
+}
+
+TEST(VllmLogGrammar, ALaunchCommandContinuedOverLines) {
+  // As a bug report pastes it: a prompt, environment words, one flag a line, piped into tee.
+  Read r = read({
+      "$ CUDA_VISIBLE_DEVICES=0,2 VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve Qwen/Qwen3-8B \\",
+      "    --tensor-parallel-size 2 \\",
+      "    --max-model-len 32768   \\",
+      "    --gpu-memory-utilization 0.85 2>&1 | tee serve.log",
+      "INFO 08-01 10:00:00 [api_server.py:1] vLLM API server version 0.10.1.1",
+  });
+  ASSERT_GE(r.facts.size(), 2u);
+  const Fact& cmd = r.facts[0];
+  EXPECT_EQ(cmd.kind, "launch_command");
+  EXPECT_EQ(cmd.line, 1u);  // where the command starts
+  EXPECT_EQ(cmd.text("command"),
+            "CUDA_VISIBLE_DEVICES=0,2 VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve Qwen/Qwen3-8B "
+            "--tensor-parallel-size 2 --max-model-len 32768 --gpu-memory-utilization 0.85");
+  EXPECT_EQ(r.facts[1].kind, "engine_version");
+  EXPECT_EQ(r.facts[1].line, 5u);
+  // The scenario reads the command's environment and flags through the intake rules.
+  auto launch = logged_launch(r.facts);
+  ASSERT_TRUE(launch.has_value());
+  EXPECT_EQ(launch->model, "Qwen/Qwen3-8B");
+  EXPECT_EQ(launch->environment.at("VLLM_ATTENTION_BACKEND"), "FLASHINFER");
+  EXPECT_EQ(launch->environment.at("CUDA_VISIBLE_DEVICES"), "0,2");
+  EXPECT_EQ(launch->origin, "log line 1");
+  EXPECT_EQ(launch->words.back(), "0.85");
+}
+
+TEST(VllmLogGrammar, ADockerRunContinuedOverLinesNamesItsImageVersion) {
+  Read r = read({
+      "docker run --runtime nvidia --gpus all \\",
+      "    -v ~/.cache/huggingface:/root/.cache/huggingface \\",
+      "    -e VLLM_USE_V1=1 -p 8000:8000 --ipc=host \\",
+      "    vllm/vllm-openai:v0.10.1.1 \\",
+      "    --model mistralai/Mistral-7B-Instruct-v0.3 --max-num-seqs 64",
+  });
+  ASSERT_EQ(r.facts.size(), 1u);
+  const Fact& cmd = r.facts[0];
+  EXPECT_EQ(cmd.kind, "launch_command");
+  EXPECT_EQ(cmd.text("image_version"), "0.10.1.1");
+  EXPECT_EQ(
+      cmd.text("command"),
+      "VLLM_USE_V1=1 vllm serve --model mistralai/Mistral-7B-Instruct-v0.3 --max-num-seqs 64");
+  // The image tag bounds the version.
+  VllmLogGrammar g;
+  VersionInference v = g.infer_version(r.facts);
+  EXPECT_EQ(v.printed_version, "0.10.1.1");
+  // A continued command of another program is not a launch command.
+  EXPECT_TRUE(read({"docker run --gpus all \\", "  nginx:latest"}).facts.empty());
+}
+
+TEST(VllmLogGrammar, VersionsPastedBesideTheLog) {
+  EXPECT_EQ(one("vllm==0.10.1.1").text("version"), "0.10.1.1");
+  EXPECT_EQ(one("vllm==0.10.1.1").text("source"), "pinned requirement");
+  EXPECT_EQ(one("vLLM Version                 : 0.9.2").text("version"), "0.9.2");
+  EXPECT_EQ(one("vLLM Version: 0.6.3.post1").text("source"), "collect_env");
+  EXPECT_EQ(one("image: vllm/vllm-openai:v0.11.0").text("version"), "0.11.0");
+  Read pip = read({"Name: vllm", "Version: 0.19.0", "Summary: A high-throughput engine"});
+  ASSERT_FALSE(pip.facts.empty());
+  EXPECT_EQ(pip.facts[0].text("version"), "0.19.0");
+  EXPECT_EQ(pip.facts[0].text("source"), "pip show");
+  // Such a line alone does not make a text a vLLM log (SGLang environments list vLLM too).
+  VllmLogGrammar g;
+  EXPECT_FALSE(g.identifies_engine(one("vllm==0.10.1.1")));
+  EXPECT_TRUE(g.identifies_engine(
+      one("INFO 08-01 10:00:00 [api_server.py:1] vLLM API server version 0.10.1.1")));
 }
 
 TEST(VllmLogGrammar, KvCacheSizeAndConcurrencyWithThousandsSeparators) {

@@ -232,11 +232,17 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     for (const Field& field : args->fields)
       append_field(typed, field.name, field.value);
     out.typed_command_known = !args->partial && !model.empty() && parse_vllm_command(typed);
-  } else if (auto launch = logged_launch(facts)) {
-    // No args dump: the command pasted above the log is the typed command.
-    model = launch->model;
-    typed = std::move(launch->words);
-    out.typed_command_known = !model.empty();
+  }
+  if (auto launch = logged_launch(facts)) {
+    // The environment of the command pasted above the log; without an args dump it is also
+    // the typed command.
+    out.environment = std::move(launch->environment);
+    out.launch_origin = std::move(launch->origin);
+    if (args == nullptr) {
+      model = launch->model;
+      typed = std::move(launch->words);
+      out.typed_command_known = !model.empty();
+    }
   }
   if (model.empty() && config != nullptr)
     model = config->text("model").value_or("");

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "core/text.h"
+#include "engines/engine.h"
+#include "engines/log_launch.h"
 #include "engines/vllm/vllm_command.h"
 
 namespace servescope::vllm {
@@ -68,16 +70,18 @@ std::optional<LoggedLaunch> logged_launch(const std::vector<Fact>& facts) {
   const Fact* l = primary_fact(facts, "launch_command");
   if (l == nullptr)
     return std::nullopt;
-  auto words = split_command_line(l->text("command").value_or(""));
-  if (!words)
+  auto input = launch_in_fact(*l, launch_recognizer(find_engine("vllm").value()));
+  if (!input)
     return std::nullopt;
-  auto parsed = parse_vllm_command(*words);
+  auto parsed = parse_vllm_command(input->argv);
   if (!parsed)
     return std::nullopt;
   LoggedLaunch out;
   if (const FlagSetting* m = parsed->command.find("--model"))
     out.model = m->value();
-  out.words = std::move(*words);
+  out.words = std::move(input->argv);
+  out.environment = std::move(input->environment);
+  out.origin = std::move(input->origin);
   return out;
 }
 

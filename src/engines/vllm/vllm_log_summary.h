@@ -2,6 +2,7 @@
 // memory profile and the capacity lines, problems and settings vLLM adjusted.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ const Fact* primary_fact(const std::vector<Fact>& facts, std::string_view kind);
 /// The launch command pasted above the log (a `launch_command` fact that parses): its words
 /// and the model it serves ("" when it names none).
 struct LoggedLaunch {
-  std::vector<std::string> words;
+  std::vector<std::string> words;  // the engine's argv, program first
   std::string model;
+  std::map<std::string, std::string> environment;  // set before the program
+  std::string origin;                              // "log line 3"
 };
 std::optional<LoggedLaunch> logged_launch(const std::vector<Fact>& facts);
 
