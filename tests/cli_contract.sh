@@ -42,7 +42,7 @@ expect_usage_error "not an engine" "names no known engine" -- plan --gpu h100-sx
 expect_usage_error "unknown option" "--frobnicate" -- plan --frobnicate --gpu h100-sxm -- "${seed[@]}"
 expect_usage_error "unknown command" "did you mean plan" -- plna
 expect_usage_error "unknown output" "no such output" -- explain max_frobs --gpu rtx-pro-6000 -- "${seed[@]}"
-expect_usage_error "unknown version" "unknown version" -- plan --engine sglang@9.9.9 --gpu rtx-pro-6000 -- "${seed[@]}"
+expect_usage_error "unknown version" "unknown version" -- plan --engine sglang@0.3.99 --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "calibration above the card" "--free-before-load 200" -- plan --gpu h100-sxm --free-before-load 200 --free-after-load 60 -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B
 
 expect_usage_error "why without =" "expected OUTPUT=VALUE" -- why max_running_requests --gpu rtx-pro-6000 -- "${seed[@]}"
@@ -106,13 +106,32 @@ PY
 [ $? -eq 1 ] || fail "lint did not exit 1 on an error-level finding"
 "$bin" lint --gpu rtx-pro-6000 -- "${seed[@]}" >/dev/null 2>&1 || fail "lint exited non-zero without errors"
 
+# lint judges a flag by the chosen release's own parser table (data/sglang/flags-*.tsv).
+"$bin" lint --engine sglang@0.5.16 --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B \
+  --mamba-max-states-per-path 4 >"$tmp/lint.txt" 2>&1
+[ $? -eq 1 ] || fail "lint of a flag 0.5.16 lacks did not exit 1"
+grep -q "mamba-max-states-per-path is not a flag of sglang 0.5.16.*added in 0.5.17" "$tmp/lint.txt" \
+  || fail "lint does not name 0.5.17 as the release that added --mamba-max-states-per-path: $(cat "$tmp/lint.txt")"
+"$bin" lint --engine sglang@0.5.18 --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B \
+  --enable-gdn-replayssm-spec >"$tmp/lint.txt" 2>&1
+grep -q "enable-gdn-replayssm-spec is a deprecated alias of --enable-linear-replayssm-spec in sglang 0.5.18" "$tmp/lint.txt" \
+  || fail "lint does not report the 0.5.18 deprecated alias: $(cat "$tmp/lint.txt")"
+"$bin" lint --engine vllm@0.19.0 --gpu h100-sxm -- vllm serve Qwen/Qwen3-8B --cohere-format >"$tmp/lint.txt" 2>&1
+grep -q "cohere-format is not a flag of vllm 0.19.0.*added in" "$tmp/lint.txt" \
+  || fail "lint does not name the vLLM release that added --cohere-format: $(cat "$tmp/lint.txt")"
+"$bin" plan --engine sglang@0.5.40 --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B >"$tmp/out" 2>&1 \
+  || fail "a version newer than every known release was refused: $(cat "$tmp/out")"
+grep -q "newer than every release servescope knows" "$tmp/out" || fail "plan on sglang@0.5.40 does not warn: $(head -3 "$tmp/out")"
+
 # Success paths: exit 0 and parseable JSON carrying the DESIGN.md fields.
 "$bin" plan --json --gpu rtx-pro-6000 --free-before-load 94.6 --free-after-load 64.6 -- "${seed[@]}" >"$tmp/plan.json" 2>"$tmp/err" \
   || fail "plan --json exited $?: $(cat "$tmp/err")"
 python3 - "$tmp/plan.json" <<'PY' || fail "plan --json lacks DESIGN.md fields"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["engine"]["name"] == "sglang" and d["engine"]["version"] == "2026-07-20"
+# The default is the newest release; its capacity rules are the newest modelled main date.
+assert d["engine"]["name"] == "sglang" and d["engine"]["version"] == "0.5.23", d["engine"]
+assert d["engine"]["release"] == "0.5.23" and d["engine"]["rules_date"] == "2026-07-20", d["engine"]
 o = d["outputs"]
 assert o["max_running_requests"] == 117 and o["max_mamba_cache_size"] == 586, o
 for key in ("memory", "findings", "estimated", "derivation"):

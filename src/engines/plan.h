@@ -73,6 +73,8 @@ struct Plan {
   std::string engine;
   std::string version;
   std::string version_basis;
+  std::string rules_date;  // the main-branch date whose rules computed it
+  std::string release;     // the release whose flag table judged the command ("" for a date)
   std::vector<std::string> outputs;  // node ids of the capacity outputs, in display order
   std::vector<MemoryRow> memory;
   std::vector<ResolvedSetting> resolved;

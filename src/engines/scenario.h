@@ -19,6 +19,15 @@ struct EngineVersion {
   std::string main_date;  // the engine's main branch date the rules follow, "YYYY-MM-DD"
   std::string basis;      // how the date was chosen ("newest modelled", "release table: ...")
   std::vector<std::string> cherry_picks;  // changes a release branch carries beyond its cut date
+  // The published release whose own argument parser judges the command's flags
+  // (data/<engine>/flags-RELEASE.tsv): the release named, or the newest one for a default;
+  // "" for a main-branch date.
+  std::string release;
+  // Set when the rules are older than the version: "sglang 0.5.23 is newer than the newest
+  // modelled rules (main 2026-07-20 = 0.5.16)"; `newer_than_known` when no release servescope
+  // knows is that new.
+  std::string rules_gap;
+  bool newer_than_known = false;
 };
 
 /// Free memory the engine reported around the weight load, in GiB ("Load weight begin/end").

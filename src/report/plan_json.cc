@@ -39,7 +39,11 @@ nlohmann::json derivation_to_json(const Derivation& graph) {
 
 nlohmann::json plan_to_json(const Plan& plan) {
   nlohmann::json out;
-  out["engine"] = {{"name", plan.engine}, {"version", plan.version}, {"basis", plan.version_basis}};
+  out["engine"] = {{"name", plan.engine},
+                   {"version", plan.version},
+                   {"release", plan.release},
+                   {"rules_date", plan.rules_date},
+                   {"basis", plan.version_basis}};
   nlohmann::json outputs = nlohmann::json::object();
   for (const std::string& id : plan.outputs) {
     if (const Node* n = plan.graph.find(id))

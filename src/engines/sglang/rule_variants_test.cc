@@ -47,10 +47,42 @@ TEST(VersionResolution, ReleasesMapToMainDates) {
   auto post = sglang::resolve_sglang_version("v0.5.15.post1");
   ASSERT_TRUE(post);
   EXPECT_EQ(post->main_date, "2026-07-06");
-  auto dev = sglang::resolve_sglang_version("0.5.17.dev20260819");
-  EXPECT_FALSE(dev) << "an unlisted release line is an error, not a guess";
+  auto dev = sglang::resolve_sglang_version("0.4.99.dev20250101");
+  EXPECT_FALSE(dev) << "an unlisted release line older than the newest is an error, not a guess";
   EXPECT_FALSE(sglang::resolve_sglang_version("banana"));
   EXPECT_EQ(sglang::resolve_sglang_version("2026-05-01")->main_date, "2026-05-01");
+}
+
+TEST(VersionResolution, EveryPublishedReleaseIsAccepted) {
+  // Releases after the newest modelled rules (main 2026-07-20 = 0.5.16) are accepted: their
+  // flags are judged by their own table, their capacity by the newest modelled rules, and the
+  // basis says so.
+  for (const char* r : {"0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.23"}) {
+    auto v = sglang::resolve_sglang_version(r);
+    ASSERT_TRUE(v) << r << ": " << v.message();
+    EXPECT_EQ(v->release, r);
+    EXPECT_EQ(v->main_date, "2026-07-20") << r;
+  }
+  EXPECT_EQ(sglang::resolve_sglang_version("0.5.16")->basis.find("newer than"), std::string::npos);
+  EXPECT_NE(sglang::resolve_sglang_version("0.5.23")->basis.find("newer than the newest modelled"),
+            std::string::npos);
+  // 0.5.19 … 0.5.23 are not in the hand-researched table: the PyPI upload bounds them.
+  EXPECT_NE(sglang::resolve_sglang_version("0.5.20")->basis.find("uploaded to PyPI 2026-09-18"),
+            std::string::npos);
+  // The default is the newest release.
+  auto latest = sglang::resolve_sglang_version("");
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->release, "0.5.23");
+  EXPECT_EQ(latest->label, "0.5.23");
+  // A version newer than every known one is accepted with a warning, never refused.
+  auto future = sglang::resolve_sglang_version("0.5.30");
+  ASSERT_TRUE(future) << future.message();
+  EXPECT_EQ(future->label, "0.5.30");
+  EXPECT_EQ(future->release, "0.5.23");
+  EXPECT_NE(future->basis.find("newer than every release servescope knows (newest 0.5.23)"),
+            std::string::npos);
+  // A main date has no release table.
+  EXPECT_EQ(sglang::resolve_sglang_version("2026-05-01")->release, "");
 }
 
 TEST(VersionResolution, ReleaseBranchesCarryTheirCherryPicks) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/text.h"
+#include "engines/release_flags.h"
 #include "engines/sglang/sglang_flags.h"
 
 namespace servescope::sglang {
@@ -95,6 +96,16 @@ Resolved resolve_flag(std::string_view name) {
     r.canonical = hits[0]->name;
     r.arity = hits[0]->arity;
     r.known = true;
+    return r;
+  }
+  if (hits.empty()) {
+    // A flag of another release (added after the modelled main, or removed before it): the
+    // newest release table that has it gives its arity.
+    if (const ReleaseFlag* f = ReleaseFlagTables::of("sglang").newest_row(name)) {
+      r.canonical = f->flag;
+      r.arity = f->arity;
+      r.removed = true;
+    }
     return r;
   }
   if (hits.size() > 1) {
@@ -187,7 +198,7 @@ Result<ParsedSglangCommand> parse_sglang_command(const std::vector<std::string>&
       out.notes.push_back(
           {"flag-not-in-version", spelled,
            fmt::format("{} is not accepted by SGLang main 2026-07-20 (argparse "
-                       "exits with 'unrecognized arguments'); it belongs to an older release",
+                       "exits with 'unrecognized arguments'); it belongs to another release",
                        spelled)});
     } else if (r.canonical.empty()) {
       out.notes.push_back({"unknown-flag", spelled,

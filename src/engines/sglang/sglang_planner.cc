@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/release_flags.h"
 #include "engines/sglang/capacity_rules.h"
 #include "engines/sglang/server_args_resolution.h"
 #include "engines/sglang/sglang_flags.h"
@@ -9,14 +10,43 @@
 namespace servescope::sglang {
 namespace {
 
-void report_flags(PlanContext& ctx, const std::vector<ParseNote>& notes) {
+constexpr char kArgparse[] = "server_args.py::ServerArgs.add_cli_args (argparse)";
+
+void report_flags(PlanContext& ctx, std::vector<ParseNote> notes) {
+  // A published release is judged by its own parser's table (data/sglang/flags-RELEASE.tsv):
+  // it replaces the verdicts against the modelled main surface.
+  const std::string& release = ctx.scenario.version.release;
+  const ReleaseFlagTables& tables = ReleaseFlagTables::of("sglang");
+  const bool by_release = !release.empty() && tables.table(release) != nullptr;
+  if (by_release) {
+    std::erase_if(notes, [](const ParseNote& n) {
+      return n.code == "ambiguous-flag" || n.code == "flag-not-in-version" ||
+             n.code == "unknown-flag";
+    });
+    for (const FlagSetting& f : ctx.scenario.command.flags) {
+      if (f.spelled.empty())
+        continue;  // the positional model path
+      const FlagVerdict v = tables.judge(f.spelled, release);
+      const std::string message = tables.describe(v, f.spelled, release);
+      if (message.empty())
+        continue;
+      using K = FlagVerdict::Kind;
+      const char* code = v.kind == K::kDeprecated     ? "deprecated-flag"
+                         : v.kind == K::kAmbiguous    ? "ambiguous-flag"
+                         : v.kind == K::kNeverExisted ? "unknown-flag"
+                                                      : "flag-not-in-version";
+      ctx.finding(v.kind == K::kDeprecated ? Severity::kWarning : Severity::kError, code,
+                  {f.as_typed()}, message, "CLI",
+                  fmt::format("data/sglang/flags-{}.tsv ({})", release, kArgparse));
+    }
+  }
   for (const ParseNote& n : notes) {
     ctx.finding(n.code == "ambiguous-flag" ? Severity::kError : Severity::kWarning, n.code,
-                {n.flag}, n.message, "CLI", "server_args.py::ServerArgs.add_cli_args (argparse)");
+                {n.flag}, n.message, "CLI", kArgparse);
   }
   for (const FlagSetting& f : ctx.scenario.command.flags) {
     if (const FlagSpec* spec = find_capacity_flag(f.name);
-        spec != nullptr && !spec->deprecated_for.empty()) {
+        !by_release && spec != nullptr && !spec->deprecated_for.empty()) {
       ctx.finding(Severity::kWarning, "deprecated-flag", {f.as_typed()},
                   fmt::format("{} is deprecated; SGLang reads it as {}",
                               f.spelled.empty() ? f.name : f.spelled, spec->deprecated_for),
@@ -93,6 +123,8 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   Plan plan;
   plan.engine = "sglang";
   plan.version = scenario.version.label;
+  plan.rules_date = scenario.version.main_date;
+  plan.release = scenario.version.release;
   plan.version_basis = scenario.version.basis;
   SglangInputs inputs(scenario.command, plan.graph);
   const RuleVariant variant =
@@ -105,6 +137,11 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   Status st = resolve_server_args(ctx);
   if (!st)
     return st.error();
+  if (!scenario.version.rules_gap.empty()) {
+    ctx.finding(scenario.version.newer_than_known ? Severity::kWarning : Severity::kInfo,
+                "version-newer-than-modelled", {}, scenario.version.rules_gap, "versions",
+                scenario.version.basis);
+  }
   report_flags(ctx, notes);
   // Sizing stops where SGLang raises: later rules would describe pools that never exist.
   resolve_mem_fraction(ctx);

@@ -9,6 +9,8 @@
 #include "catalog/embedded_data.h"
 #include "core/csv.h"
 #include "core/text.h"
+#include "engines/pypi_releases.h"
+#include "engines/release_flags.h"
 
 namespace servescope::sglang {
 namespace {
@@ -301,11 +303,13 @@ std::string RuleVariant::describe() const {
 
 Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
   std::string spec(trim(spec_view));
+  const std::vector<PypiRelease>& published = pypi_releases("sglang");
+  const std::string newest_release = published.empty() ? "" : published.back().name;
   if (spec.empty() || spec == "latest" || spec == "main") {
-    return EngineVersion{std::string(kNewestDate),
-                         std::string(kNewestDate),
-                         "newest modelled: main 2026-07-20 (8905cbd42)",
-                         {}};
+    // The newest release users can install; its capacity rules are the newest modelled.
+    EngineVersion v = *resolve_sglang_version(newest_release);
+    v.basis = "newest release: " + v.basis;
+    return v;
   }
   if (is_date(spec)) {
     if (spec > kNewestDate) {
@@ -314,17 +318,34 @@ Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
           std::string(kNewestDate),
           fmt::format("main {} is newer than the newest modelled date; rules of {} apply", spec,
                       kNewestDate),
-          {}};
+          {},
+          ""};
     }
     if (spec < "2024-09-01") {
       return fail(
           fmt::format("--engine sglang@{}: dates before 2024-09-01 are not modelled", spec));
     }
-    return EngineVersion{spec, spec, "main-branch date", {}};
+    return EngineVersion{spec, spec, "main-branch date", {}, ""};
   }
   std::string name = spec;
   if (!name.empty() && (name[0] == 'v' || name[0] == 'V'))
     name.erase(0, 1);
+  // The rules of a release cut after the newest modelled date are those of that date.
+  auto clamp = [&](EngineVersion v, const std::string& cut) {
+    v.release = ReleaseFlagTables::of("sglang").release(name).value_or("");
+    if (cut > kNewestDate) {
+      v.main_date = std::string(kNewestDate);
+      v.basis += fmt::format(
+          "; newer than the newest modelled rules (main {} = release 0.5.16): those apply, "
+          "the changes after them are not modelled",
+          kNewestDate);
+      v.rules_gap = fmt::format(
+          "sglang {} was cut after the newest modelled rules (main {} = release 0.5.16): the "
+          "capacity figures follow those rules; flags are judged by {}'s own parser",
+          name, kNewestDate, name);
+    }
+    return v;
+  };
   for (int pass = 0; pass < 2; ++pass) {
     std::string candidate = name;
     if (pass == 1) {
@@ -337,19 +358,47 @@ Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
     }
     for (const Release& r : releases()) {
       if (r.name == candidate) {
-        return EngineVersion{
-            spec, r.date,
-            fmt::format("release {} ≈ main {} ({}{})", r.name, r.date, r.confidence,
-                        r.cherry_picks.empty()
-                            ? ""
-                            : fmt::format(", with {}", fmt::join(r.cherry_picks, " "))),
-            r.cherry_picks};
+        return clamp(
+            EngineVersion{
+                spec, r.date,
+                fmt::format("release {} ≈ main {} ({}{})", r.name, r.date, r.confidence,
+                            r.cherry_picks.empty()
+                                ? ""
+                                : fmt::format(", with {}", fmt::join(r.cherry_picks, " "))),
+                r.cherry_picks, ""},
+            r.date);
+      }
+    }
+    if (pass == 0) {
+      if (const PypiRelease* p = find_pypi_release("sglang", candidate)) {
+        // Published, but its branch cut is not in the release table: it is before the upload.
+        return clamp(EngineVersion{spec,
+                                   p->date,
+                                   fmt::format("release {} uploaded to PyPI {} (its branch cut is "
+                                               "earlier; data/sglang/pypi-releases.csv)",
+                                               p->name, p->date),
+                                   {},
+                                   ""},
+                     p->date);
       }
     }
   }
+  if (!newest_release.empty() && release_numbers(name) > release_numbers(newest_release) &&
+      !release_numbers(name).empty()) {
+    // Newer than every release known here: accepted, judged as the newest.
+    EngineVersion v = *resolve_sglang_version(newest_release);
+    v.label = spec;
+    v.basis = fmt::format("{} is newer than every release servescope knows (newest {}); {}", name,
+                          newest_release, v.basis);
+    v.newer_than_known = true;
+    v.rules_gap = fmt::format(
+        "{} {} is newer than every release servescope knows (newest {}): it is planned as {}",
+        "sglang", name, newest_release, newest_release);
+    return v;
+  }
   return fail(fmt::format(
       "--engine sglang@{}: unknown version; give a release ({} … {}) or a main date YYYY-MM-DD",
-      spec, releases().front().name, releases().back().name));
+      spec, releases().front().name, newest_release));
 }
 
 }  // namespace servescope::sglang

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engines/release_flags.h"
 #include "engines/vllm/capacity_rules.h"
 #include "engines/vllm/vllm_flags.h"
 
@@ -13,7 +14,35 @@ namespace {
 constexpr char kArgparse[] =
     "vllm/utils/argparse_utils.py::FlexibleArgumentParser.parse_args (argparse)";
 
-void report_flags(PlanContext& ctx, const std::vector<ParseNote>& notes) {
+void report_flags(PlanContext& ctx, std::vector<ParseNote> notes) {
+  // A published release is judged by its own parser's table (data/vllm/flags-RELEASE.tsv): it
+  // replaces the verdicts against the modelled main surfaces.
+  const std::string& release = ctx.scenario.version.release;
+  const ReleaseFlagTables& tables = ReleaseFlagTables::of("vllm");
+  const bool by_release = !release.empty() && tables.table(release) != nullptr;
+  if (by_release) {
+    std::erase_if(notes, [](const ParseNote& n) {
+      return n.code == "ambiguous-flag" || n.code == "unknown-flag";
+    });
+    for (const FlagSetting& f : ctx.scenario.command.flags) {
+      // The option as typed, without a dotted JSON key (--compilation-config.mode).
+      std::string option = f.spelled.substr(0, f.spelled.find('.', 2));
+      if (option.rfind("--", 0) != 0)
+        continue;  // the positional model, -O
+      const FlagVerdict v = tables.judge(option, release);
+      const std::string message = tables.describe(v, option, release);
+      if (message.empty())
+        continue;
+      using K = FlagVerdict::Kind;
+      const char* code = v.kind == K::kDeprecated     ? "deprecated-flag"
+                         : v.kind == K::kAmbiguous    ? "ambiguous-flag"
+                         : v.kind == K::kNeverExisted ? "unknown-flag"
+                                                      : "flag-not-in-version";
+      ctx.finding(v.kind == K::kDeprecated ? Severity::kWarning : Severity::kError, code,
+                  {f.as_typed()}, message, "CLI",
+                  fmt::format("data/vllm/flags-{}.tsv ({})", release, kArgparse));
+    }
+  }
   for (const ParseNote& n : notes) {
     const Severity s = n.code == "ambiguous-flag" || n.code == "unknown-flag" ? Severity::kError
                                                                               : Severity::kWarning;
@@ -22,7 +51,7 @@ void report_flags(PlanContext& ctx, const std::vector<ParseNote>& notes) {
   const std::vector<CliFlag>& surface = cli_surface(ctx.scenario.version.main_date);
   for (const FlagSetting& f : ctx.scenario.command.flags) {
     const std::string spelled = f.spelled.empty() ? f.name : f.spelled;
-    if (f.known && f.name.rfind("--", 0) == 0) {
+    if (!by_release && f.known && f.name.rfind("--", 0) == 0) {
       const bool in_version = std::any_of(surface.begin(), surface.end(),
                                           [&](const CliFlag& c) { return c.name == f.name; });
       if (!in_version) {
@@ -93,6 +122,8 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
   Plan plan;
   plan.engine = "vllm";
   plan.version = scenario.version.label;
+  plan.rules_date = scenario.version.main_date;
+  plan.release = scenario.version.release;
   plan.version_basis = scenario.version.basis;
   VllmArgs inputs(scenario.command, scenario.environment, plan.graph);
   const VllmRules rules = rules_for_date(scenario.version.main_date);
@@ -108,6 +139,11 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
   }
   if (Status st = check_json_flags(inputs); !st)
     return st.error();
+  if (!scenario.version.rules_gap.empty()) {
+    ctx.finding(scenario.version.newer_than_known ? Severity::kWarning : Severity::kInfo,
+                "version-newer-than-modelled", {}, scenario.version.rules_gap, "versions",
+                scenario.version.basis);
+  }
   report_flags(ctx, notes);
   if (Status st = resolve_engine_config(ctx); !st)
     return st.error();

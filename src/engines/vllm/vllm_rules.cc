@@ -7,6 +7,8 @@
 #include "catalog/embedded_data.h"
 #include "core/csv.h"
 #include "core/text.h"
+#include "engines/pypi_releases.h"
+#include "engines/release_flags.h"
 
 namespace servescope::vllm {
 namespace {
@@ -152,11 +154,13 @@ std::string_view newest_modelled_date() {
 
 Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
   std::string spec(trim(spec_view));
+  const std::vector<PypiRelease>& published = pypi_releases("vllm");
+  const std::string newest_release = published.empty() ? "" : published.back().name;
   if (spec.empty() || spec == "latest" || spec == "main") {
-    return EngineVersion{std::string(kNewestDate),
-                         std::string(kNewestDate),
-                         "newest modelled: main 2026-05-27 (52a31ccec)",
-                         {}};
+    // The newest release users can install; its capacity rules are the newest modelled.
+    EngineVersion v = *resolve_vllm_version(newest_release);
+    v.basis = "newest release: " + v.basis;
+    return v;
   }
   if (is_date(spec)) {
     if (spec > kNewestDate) {
@@ -165,7 +169,8 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
           std::string(kNewestDate),
           fmt::format("main {} is newer than the newest modelled date; rules of {} apply", spec,
                       kNewestDate),
-          {}};
+          {},
+          ""};
     }
     if (spec < kOldestDate) {
       return EngineVersion{
@@ -174,36 +179,82 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
           fmt::format("main {} is older than the oldest modelled behaviour ({}); its rules are "
                       "assumed",
                       spec, kOldestDate),
-          {}};
+          {},
+          ""};
     }
-    return EngineVersion{spec, spec, "main-branch date", {}};
+    return EngineVersion{spec, spec, "main-branch date", {}, ""};
   }
   std::string name = spec;
   if (!name.empty() && (name[0] == 'v' || name[0] == 'V'))
     name.erase(0, 1);
+  // The rules of a release cut after the newest modelled date are those of that date.
+  auto clamp = [&](EngineVersion v) {
+    v.release = ReleaseFlagTables::of("vllm").release(name).value_or("");
+    if (v.main_date > kNewestDate) {
+      v.main_date = std::string(kNewestDate);
+      v.basis += fmt::format(
+          "; newer than the newest modelled rules (main {}): those apply, the changes after "
+          "them are not modelled",
+          kNewestDate);
+      v.rules_gap = fmt::format(
+          "vllm {} was cut after the newest modelled rules (main {}): the capacity figures "
+          "follow those rules; flags are judged by {}'s own parser",
+          name, kNewestDate, name);
+    } else if (v.main_date < kOldestDate) {
+      v.basis += fmt::format(
+          "; older than the oldest modelled behaviour ({}): its rules are "
+          "assumed",
+          kOldestDate);
+    }
+    return v;
+  };
   for (int pass = 0; pass < 2; ++pass) {
-    for (const Release& r : releases()) {
-      std::string candidate = name;
-      if (pass == 1) {
-        for (std::string_view suffix : {".post", ".dev", "rc"}) {
-          auto at = candidate.find(suffix);
-          if (at != std::string::npos)
-            candidate.erase(at);
-        }
-      }
-      if (r.name == candidate) {
-        return EngineVersion{
-            spec, r.date, fmt::format("release {} ≈ main {} ({})", r.name, r.date, r.evidence), {}};
+    std::string candidate = name;
+    if (pass == 1) {
+      for (std::string_view suffix : {".post", ".dev", "rc"}) {
+        auto at = candidate.find(suffix);
+        if (at != std::string::npos)
+          candidate.erase(at);
       }
     }
+    for (const Release& r : releases()) {
+      if (r.name == candidate) {
+        return clamp(
+            EngineVersion{spec,
+                          r.date,
+                          fmt::format("release {} ≈ main {} ({})", r.name, r.date, r.evidence),
+                          {},
+                          ""});
+      }
+    }
+    if (const PypiRelease* p = find_pypi_release("vllm", candidate)) {
+      // Published, but its branch cut is not in the release table: it is before the upload.
+      return clamp(EngineVersion{spec,
+                                 p->date,
+                                 fmt::format("release {} uploaded to PyPI {} (its branch cut is "
+                                             "earlier; data/vllm/pypi-releases.csv)",
+                                             p->name, p->date),
+                                 {},
+                                 ""});
+    }
   }
-  std::string names;
-  for (const Release& r : releases())
-    names += (names.empty() ? "" : ", ") + r.name;
+  if (!newest_release.empty() && !release_numbers(name).empty() &&
+      release_numbers(name) > release_numbers(newest_release)) {
+    // Newer than every release known here: accepted, judged as the newest.
+    EngineVersion v = *resolve_vllm_version(newest_release);
+    v.label = spec;
+    v.basis = fmt::format("{} is newer than every release servescope knows (newest {}); {}", name,
+                          newest_release, v.basis);
+    v.newer_than_known = true;
+    v.rules_gap = fmt::format(
+        "{} {} is newer than every release servescope knows (newest {}): it is planned as {}",
+        "vllm", name, newest_release, newest_release);
+    return v;
+  }
   return fail(
-      fmt::format("--engine vllm@{}: unknown version; give a release ({}) or a main date "
+      fmt::format("--engine vllm@{}: unknown version; give a release ({} … {}) or a main date "
                   "YYYY-MM-DD",
-                  spec, names));
+                  spec, published.empty() ? "" : published.front().name, newest_release));
 }
 
 }  // namespace servescope::vllm

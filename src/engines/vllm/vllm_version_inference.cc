@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/text.h"
+#include "engines/pypi_releases.h"
 #include "engines/vllm/vllm_rules.h"
 
 namespace servescope::vllm {
@@ -80,6 +81,15 @@ void printed_version(const Fact& f, const std::string& version, Recorder& ev) {
             fmt::format("a build after release {} (main {})", exact->name, exact->date), 1);
     return;
   }
+  if (const PypiRelease* p = find_pypi_release("vllm", version); p != nullptr && !is_dev(version)) {
+    // Published: its code is on main before its upload.
+    ev.seen(f, what, below != nullptr ? below->date : "", p->date,
+            fmt::format("release {} was uploaded to PyPI on {} (data/vllm/pypi-releases.csv); "
+                        "its branch was cut before",
+                        p->name, p->date),
+            1);
+    return;
+  }
   ev.seen(f, what, below != nullptr ? below->date : "", above != nullptr ? above->date : "",
           fmt::format("between the releases of data/vllm/releases.csv{}{}",
                       below != nullptr ? " after " + below->name : "",
@@ -96,8 +106,9 @@ VersionInference infer_vllm_version(const std::vector<Fact>& facts) {
   bool v0_seen = false;
   bool estimate_seen = false;
   for (const Fact& f : facts) {
-    if (f.kind == "engine_version" || (f.kind == "engine_config" && f.has("version"))) {
-      const std::string version = f.text("version").value_or("");
+    if (f.kind == "engine_version" || (f.kind == "engine_config" && f.has("version")) ||
+        (f.kind == "launch_command" && f.has("image_version"))) {
+      const std::string version = f.text("version").value_or(f.text("image_version").value_or(""));
       if (out.printed_version.empty())
         out.printed_version = version;
       if (!printed) {
