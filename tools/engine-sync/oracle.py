@@ -64,6 +64,13 @@ PATCHES = ("stubs: torchvision (inert, 0.28.0), decord, triton = sglang 0.5.23 _
            "runtime_context.override_platform(...) per case; 0.5.16+: platforms._current_platform="
            "CudaSRTPlatform(); layers.quantization gets the `mxfp4` entry its CUDA import branch adds; os.environ restored after each case")
 
+POOL_INPUTS = ("pool: KVCacheConfigurator built by hand (object.__new__) with the resolved ServerArgs "
+               "(0.5.20+: runtime_context.publish(role=scheduler); 0.5.16: get_parallel().override(tp...) and "
+               "a trivial ParallelState); kv_budget_bytes given instead of the measured free memory; "
+               "eagle_draft_num_layers=1; kv dtype = model dtype for kv_cache_dtype auto, float8_e4m3fn for "
+               "fp8_e4m3; one pipeline stage, attention DP 1, no hybrid-SWA (gpt-oss, gemma2, llama4 not given "
+               "a pool case); then _handle_max_mamba_cache (hybrids), config_from_budget, resolve_max_num_reqs")
+
 
 # ====================================================================== scenario generation
 def load_flag_table(version: str) -> dict[str, dict]:
@@ -126,9 +133,21 @@ def pick(rng, p: float) -> bool:
     return rng.random() < p
 
 
-def generate(version: str, n: int, seed: int) -> list[dict]:
-    """n scenarios for one release: inputs + argv (only flags in the release's table)."""
+SWA_TYPES = {"gpt_oss", "gemma2", "llama4"}  # sliding-window / hybrid-SWA pools: no pool case
+
+
+def pool_release(version: str) -> bool:
+    """Releases whose KV pool arithmetic oracle_pool.py drives (kv_cache_configurator.py +
+    pool_configurator.py: 0.5.16 and later)."""
+    from packaging.version import Version
+    return Version(version) >= Version("0.5.16")
+
+
+def generate(version: str, n: int, seed: int, with_pool: bool = True) -> list[dict]:
+    """n scenarios for one release: inputs + argv (only flags in the release's table), and for
+    about a third of the single-replica cases of pool releases a KV byte budget per GPU."""
     rng = random.Random(f"{seed}:{version}")
+    prng = random.Random(f"{seed}:{version}:pool")  # its own stream: scenarios stay the same
     table = load_flag_table(version)
     has = table.__contains__
     models, gpus = load_models(), load_gpus()
@@ -206,7 +225,7 @@ def generate(version: str, n: int, seed: int) -> list[dict]:
                      (["trtllm_mha"] if major == 10 else [])
             ch = table.get("--attention-backend", {}).get("choices")
             be = [b for b in be if not ch or b in ch]
-            if m["model_type"] == "gpt_oss":  # the engine asserts one of triton/trtllm_mha/fa3/fa4
+            if m["model_type"] in ("gpt_oss", "llama4"):  # the engine asserts fa3/triton/trtllm_mha/...
                 be = [b for b in be if b != "flashinfer"]
             argv += ["--attention-backend", rng.choice(be)]
         if pick(rng, 0.15):
@@ -234,9 +253,15 @@ def generate(version: str, n: int, seed: int) -> list[dict]:
                         del argv[k:k + 2]
                     if has("--disable-overlap-schedule"):
                         argv += ["--disable-overlap-schedule"]
-        cases.append({"case": i, "model": m["id"], "gpu": g["key"], "gpu_name": g["name"],
-                      "gpu_memory_mib": g["mem"], "capability": g["cap"], "gpu_count": gpu_count,
-                      "argv": argv})
+        case = {"case": i, "model": m["id"], "gpu": g["key"], "gpu_name": g["name"],
+                "gpu_memory_mib": g["mem"], "capability": g["cap"], "gpu_count": gpu_count,
+                "argv": argv}
+        r = prng.random()
+        budget = int(prng.uniform(0.08, 0.6) * g["mem"]) << 20
+        if (with_pool and pool_release(version) and r < 0.35 and pp == 1 and dp == 1
+                and m["model_type"] not in SWA_TYPES):
+            case["pool"] = {"kv_budget_bytes": budget}
+        cases.append(case)
     return cases
 
 
@@ -310,6 +335,7 @@ def run_workers(version: str, overlay: str, cases: list[dict], jobs: int, pool: 
             return (p, base, chunk)
 
         running = [launch(cases[j::jobs]) for j in range(jobs) if cases[j::jobs]]
+        dead_in_a_row = 0
         while running:
             time.sleep(0.3)
             still = []
@@ -334,6 +360,12 @@ def run_workers(version: str, overlay: str, cases: list[dict], jobs: int, pool: 
                     last = (err[-1] if err else f"exit {p.returncode}")[:200]
                     if "import_s" not in info:
                         raise RuntimeError(f"worker failed to start: {last}")
+                    dead_in_a_row = dead_in_a_row + 1 if got == 0 else 0
+                    if dead_in_a_row >= 3:
+                        for q, _, _ in still + running:
+                            if q.poll() is None:
+                                q.kill()
+                        raise RuntimeError(f"workers die on every case: {last}")
                     bad = chunk[got]
                     results[bad["case"]] = dict(bad, error=f"WorkerDied: {last}")
                     if chunk[got + 1:]:
@@ -406,29 +438,32 @@ def main() -> None:
     a = ap.parse_args()
     versions = a.versions or DEFAULT_VERSIONS
     os.makedirs(a.out, exist_ok=True)
-    cmd = "tools/engine-sync/oracle.py " + " ".join(
-        versions + [f"--cases {a.cases}", f"--seed {a.seed}"] + ([f"--overlay {a.overlay}"] if a.overlay else [])
-        + (["--no-pool"] if a.no_pool else []))
     for v in versions:
         t0 = time.time()
         name, odir, tfv = choose_package_set(v, a.overlay)
-        cases = generate(v, a.cases, a.seed)
+        cases = generate(v, a.cases, a.seed, not a.no_pool)
         t1 = time.time()
         res, info = run_workers(v, odir, cases, a.jobs, not a.no_pool)
         t2 = time.time()
         ok = sum(1 for r in res if "error" not in r)
+        cmd = (f"python3 tools/engine-sync/oracle.py {v} --cases {a.cases} --seed {a.seed} --overlay {name}"
+               + (" --no-pool" if a.no_pool else ""))
         header = {"generated_by": cmd, "release": v, "seed": a.seed, "cases": len(res),
                   "resolved": ok, "errors": len(res) - ok, "patches": PATCHES,
                   "package_set": name, "transformers": tfv,
                   "date": datetime.date.today().isoformat(),
                   "seconds": {"choose_package_set": round(t1 - t0, 1), "run": round(t2 - t1, 1),
                               "import": info.get("import_s"), "jobs": a.jobs},
+                  "mean_case_ms": info.get("mean_case_ms"),
+                  "pool_cases": sum(1 for r in res if "pool" in r),
+                  "pool_errors": sum(1 for r in res if "error" in r.get("pool", {})),
+                  "pool_inputs": POOL_INPUTS if any("pool" in r for r in res) else None,
                   "preimport_failed": info.get("preimport_failed")}
         path = os.path.join(a.out, f"sglang-{v}.jsonl")
         with open(path + ".tmp", "w") as f:
             f.write(json.dumps(header) + "\n")
             for r in res:
-                f.write(json.dumps(r) + "\n")
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
         os.replace(path + ".tmp", path)
         print(f"sglang {v}: {ok}/{len(res)} resolved with {name} (transformers {tfv}), "
               f"{t2 - t0:.0f} s -> {os.path.relpath(path, ROOT)}", file=sys.stderr)

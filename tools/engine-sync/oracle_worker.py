@@ -236,6 +236,7 @@ def main(argv: list[str]) -> None:
     quant_added = register_cuda_quantization()
     rc = sys.modules.get("sglang.srt.runtime_context")
     override = getattr(rc, "override_platform", None)
+    known_facts = set(getattr(rc, "_PLATFORM_PROBES", {})) | set(getattr(rc, "_PLATFORM_VALUES", {}))
     parser = argparse.ArgumentParser()
     ServerArgs.add_cli_args(parser)
 
@@ -258,7 +259,8 @@ def main(argv: list[str]) -> None:
             CUR.clear()
             CUR.update(gpu_values(case))
             env = dict(os.environ)
-            ov = override(**platform_facts(case)) if override else None
+            ov = override(**{k: v for k, v in platform_facts(case).items() if k in known_facts}) \
+                if override else None
             if ov:
                 ov.install()
             row = {k: case[k] for k in ("case", "model", "gpu", "gpu_memory_mib", "capability",
@@ -272,7 +274,7 @@ def main(argv: list[str]) -> None:
                     d = sa.resolved_dict()
                 else:
                     d = {f.name: getattr(sa, f.name) for f in dataclasses.fields(sa)}
-                row.update(record(d))
+                row["resolved"] = record(d)
                 if do_pool and case.get("pool"):
                     try:
                         row["pool"] = oracle_pool.pool(sa, case["pool"])
