@@ -219,8 +219,10 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   s.model = std::move(*model);
   s.calibration = log.calibration;
   // The free memory before the load sizes a stand-in GPU when none is named.
-  const double p =
-      log.calibration.free_before_load_gib.value_or(log.calibration.total_memory_gib.value_or(0));
+  const double p = log.calibration.free_before_load_gib.value_or(
+      log.calibration.total_memory_gib.value_or(log.memory_at_least_gib.value_or(0)));
+  const bool p_is_bound = !log.calibration.free_before_load_gib &&
+                          !log.calibration.total_memory_gib && log.memory_at_least_gib;
   std::string unknown_gpu;  // named by the log, not in the catalog
   if (!options.gpu.empty()) {
     auto gpu = GpuCatalog::builtin().find(options.gpu);
@@ -243,11 +245,15 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     std::vector<std::string> keys;
     for (const GpuSpec& g : candidates)
       keys.push_back(g.key);
+    const std::string figure =
+        p_is_bound ? fmt::format("memory profile ({}) needs at least", log.memory_at_least_why)
+        : log.calibration.free_before_load_gib ? std::string("free memory before the load of")
+                                               : std::string("total memory of");
     out.notes.push_back(fmt::format(
-        "the log does not name the GPU; its {} of {:.2f} GiB rules out every smaller GPU of "
+        "the log does not name the GPU; its {} {:.2f} GiB, which rules out every smaller GPU of "
         "the catalog: checked as {} (the smallest class that holds it{})",
-        log.calibration.free_before_load_gib ? "free memory before the load" : "total memory", p,
-        fmt::join(keys, " or "), keys.size() > 1 ? "; the first whose figures all match" : ""));
+        figure, p, fmt::join(keys, " or "),
+        keys.size() > 1 ? "; the one whose figures all match and compare the most" : ""));
     s.hardware.gpu = candidates.front();
   } else if (options.gpu.empty() && (log.gpu_name.empty() || !unknown_gpu.empty())) {
     // No memory figure either: a stand-in, and the figures that depend on the GPU's memory
@@ -333,8 +339,14 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   if (candidates.empty())
     candidates.push_back(s.hardware.gpu);
   std::optional<CheckResult> kept_first;
-  bool matched_any = false;
+  // Of the candidate GPUs whose compared figures all match, the one that lets the most figures
+  // be compared (a catalog GPU whose device total is known checks more than one estimated).
+  std::optional<CheckResult> best;
+  std::size_t best_checked = 0;
+  std::size_t best_g = 0;
+  const CheckResult base = out;
   for (std::size_t g = 0; g < candidates.size(); ++g) {
+    out = base;
     s.hardware.gpu = candidates[g];
     bool first = true;
     bool all_matched = false;
@@ -387,16 +399,28 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
       first = false;
     }
     if (all_matched) {
-      matched_any = true;
-      if (assumed_gpu && candidates.size() > 1)
-        out.notes.push_back(fmt::format("every compared figure matches as {}", candidates[g].key));
-      break;
+      const auto checked =
+          static_cast<std::size_t>(std::count_if(out.comparisons.begin(), out.comparisons.end(),
+                                                 [](const Comparison& c) { return c.checked; }));
+      if (!best || checked > best_checked) {
+        best = out;
+        best_checked = checked;
+        best_g = g;
+      }
     }
     if (g == 0)
       kept_first = out;  // the smallest class's first GPU answers when none matches
   }
-  if (!matched_any && kept_first)
+  if (best) {
+    out = std::move(*best);
+    if (assumed_gpu && candidates.size() > 1) {
+      out.notes.push_back(
+          fmt::format("every compared figure matches as {}{}", candidates[best_g].key,
+                      best_checked > 0 ? " (the candidate that compares the most)" : ""));
+    }
+  } else if (kept_first) {
     out = std::move(*kept_first);
+  }
   std::vector<Fact> all = facts.all();
   if (!options.command.empty()) {
     // The given command joins the facts as the log's own launch line would.

@@ -60,6 +60,11 @@ struct LogScenario {
   // intake rules, and where it was read ("log line 3").
   std::map<std::string, std::string> environment;
   std::string launch_origin;
+  // A log that names no GPU and prints no total or free memory can still bound the device's
+  // memory from below (vLLM: weights + KV cache fit in gpu_memory_utilization × total); check
+  // then narrows the GPU to the catalog's smallest class that holds it.
+  std::optional<double> memory_at_least_gib;
+  std::string memory_at_least_why;
 };
 
 /// A numeric input `why` can solve for: the value that reproduces an observation.

@@ -60,6 +60,16 @@ t = d["total"]
 assert t["compared"] == sum(l.get("matched", 0) + l.get("mismatched", 0) for l in d["logs"]), t
 assert 0 < t["compared"] <= t["stated"] and t["matched"] <= t["compared"], t
 PY
+# A vLLM log that names no GPU and prints no total or free memory: its memory profile (weights +
+# KV within gpu_memory_utilization 0.25) needs ≥ 77 GiB, so the 80 GB class is tried and the
+# A100-80GB (whose CUDA total is known) compares every figure.
+"$bin" check --json "$corpus/raw/vllm-dennislee22-qwen2-7b-instruct-1xA100-80GB-gmu0.25.log" >"$tmp/d.json" 2>"$tmp/err"
+python3 - "$tmp/d.json" <<'PY' || fail "the dennislee22 gmu 0.25 log is not checked as an 80 GB GPU"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mismatched"] == 0 and d["matched"] == 5, (d["matched"], d["mismatched"])
+assert any("needs at least 77.04 GiB" in n for n in d["notes"]), d["notes"]
+PY
 for log in "$corpus"/raw/*; do
   "$bin" logs "$log" >/dev/null 2>"$tmp/err" || fail "logs $log exited $?: $(cat "$tmp/err")"
 done

@@ -369,6 +369,30 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     put("kv_memory", kv, true);
   }
   cal.rounding_gib = 0.005;
+  if (kv && weights && !total && !free) {
+    // V4.1: the KV cache gets gpu_memory_utilization × total less the weights (and the
+    // activation peak and non-torch memory): so the device holds at least their sum over the
+    // fraction. Without a stated fraction the largest default (0.92 from 2026-04-21) keeps the
+    // bound a bound.
+    double used = kv->value + weights->value;
+    std::string parts = fmt::format("weights {:.2f} + KV cache {:.2f}", weights->value, kv->value);
+    for (const auto& [name, f] :
+         {std::pair{"activation peak", activation}, std::pair{"non-torch", non_torch}}) {
+      if (f) {
+        used += f->value;
+        parts += fmt::format(" + {} {:.2f}", name, f->value);
+      }
+    }
+    std::optional<double> fraction;
+    for (std::size_t i = 0; i + 1 < resolved.size(); ++i) {
+      if (resolved[i] == "--gpu-memory-utilization" || resolved[i] == "--gpu_memory_utilization")
+        fraction = parse_double(resolved[i + 1]);
+    }
+    out.memory_at_least_gib = used / fraction.value_or(0.92);
+    out.memory_at_least_why =
+        fmt::format("{} GiB within gpu_memory_utilization {} of the device", parts,
+                    fraction ? fmt::format("{}", *fraction) : std::string("≤ 0.92 (the default)"));
+  }
   out.calibration_complete = profile || kv.has_value();
   if (!out.calibration_complete)
     out.missing.push_back(
