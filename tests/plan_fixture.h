@@ -72,8 +72,10 @@ inline bool has_finding(const Plan& p, const std::string& code) {
 }
 
 /// The founding model on 4× RTX PRO 6000, calibrated as in sglang-capacity.md §12.4.
+/// On the release the worked example was written for: v0.5.16 (= main 2026-07-20).
 inline PlanRequest qwen35_tp4(const std::string& extra = "", double after = 64.6) {
   PlanRequest r;
+  r.engine = "sglang@0.5.16";
   r.command =
       "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 " + extra;
   r.before = 94.6;

@@ -2,8 +2,11 @@
 // "GB" read from a log is a GiB here.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 
 namespace servescope {
 
@@ -21,15 +24,13 @@ inline double mib_to_gib(double mib) {
   return mib / 1024.0;
 }
 
-/// Python's round(x, ndigits) for the values the engines round (round-half-even on the
-/// binary value, as CPython does for floats that are not exact ties).
+/// Python's round(x, ndigits): the decimal nearest to the exact binary value of x, ties (only
+/// exact ones) to even — what CPython's float.__round__ computes with its correctly rounded
+/// dtoa. 0.6125 is 0.61250000000000004… in binary, so it rounds to 0.613; scaling by 1000
+/// first would make it the exact tie 612.5 and give 0.612. fmt's fixed formatting rounds the
+/// exact binary value the same way.
 inline double python_round(double x, int ndigits) {
-  const double scale = std::pow(10.0, ndigits);
-  const double scaled = x * scale;
-  double rounded = std::nearbyint(scaled);  // default rounding mode: half to even
-  if (std::fabs(scaled - std::trunc(scaled)) != 0.5)
-    rounded = std::round(scaled);
-  return rounded / scale;
+  return std::strtod(fmt::format("{:.{}f}", x, ndigits).c_str(), nullptr);
 }
 
 /// Python's floor division for non-negative integers and int(x) truncation for doubles.

@@ -7,10 +7,14 @@
 namespace servescope::testing {
 namespace {
 
+// The rules as of main 2026-07-20 (release 0.5.16), which sglang-capacity.md describes; the
+// changes after it are tested in rule_variants_test.cc and against the engine in
+// tests/oracle/.
 PlanRequest cmd(const std::string& args, const std::string& gpu,
                 std::optional<double> before = std::nullopt,
                 std::optional<double> after = std::nullopt) {
   PlanRequest r;
+  r.engine = "sglang@0.5.16";
   r.command = "python -m sglang.launch_server " + args;
   r.gpu = gpu;
   r.before = before;
@@ -389,10 +393,16 @@ TEST(R9_3_PrefillGraph, Qwen35IsAllowlistedForBreakable) {
   EXPECT_EQ(text(plan_of(qwen35_tp4()), "cuda_graph_backend_prefill.resolved"), "breakable");
 }
 
-TEST(R9_3_PrefillGraph, Llama4MultimodalIsNotAllowlisted) {
-  Plan p =
-      plan_of(cmd("--model-path meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8", "h100-sxm"));
-  EXPECT_EQ(text(p, "cuda_graph_backend_prefill.resolved"), "disabled");
+TEST(R9_3_PrefillGraph, Llama4IsTextOnlyUnlessMultimodalIsEnabled) {
+  // configs/model_config.py: Llama 4 (like Gemma 3) loads text-only by default, so neither the
+  // multimodal graph rule nor the VLM fraction applies (the engine oracle shows breakable and
+  // an unscaled fraction); with --enable-multimodal it is a VLM that is not allowlisted.
+  const std::string llama4 = "--model-path meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8";
+  Plan text_only = plan_of(cmd(llama4, "h100-sxm"));
+  EXPECT_EQ(text(text_only, "cuda_graph_backend_prefill.resolved"), "breakable");
+  Plan vlm = plan_of(cmd(llama4 + " --enable-multimodal", "h100-sxm"));
+  EXPECT_EQ(text(vlm, "cuda_graph_backend_prefill.resolved"), "disabled");
+  EXPECT_LT(num(vlm, "mem_fraction_static"), num(text_only, "mem_fraction_static"));
 }
 
 }  // namespace

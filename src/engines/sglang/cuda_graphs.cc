@@ -94,12 +94,14 @@ TierChoice tier_defaults(const SglangRules& r, double mib, std::int64_t tp) {
         return {8192, 512, "< 160 GiB"};
       return {16384, 512, "≥ 160 GiB"};
     case TierDefaults::kTiers60:
-    case TierDefaults::kHead: {
-      const std::int64_t mid = r.tiers == TierDefaults::kHead ? 24 : 16;
+    case TierDefaults::kHead:
+    case TierDefaults::kTiers35Wide: {
+      const bool wide = r.tiers == TierDefaults::kTiers35Wide;
+      const std::int64_t mid = wide ? 48 : r.tiers == TierDefaults::kHead ? 24 : 16;
       if (gib < 20)
         return {2048, 8, "R2.1a (< 20 GiB)"};
       if (gib < 35)
-        return {2048, tp < 4 ? mid : 80, "R2.1b (< 35 GiB)"};
+        return {wide ? 4096 : 2048, tp < 4 ? mid : wide ? 160 : 80, "R2.1b (< 35 GiB)"};
       if (gib < 60)
         return {4096, tp < 4 ? 32 : 160, "R2.1c (< 60 GiB)"};
       if (gib < 90)
@@ -246,15 +248,19 @@ std::string prefill_graph_incompatibility(const PlanContext& ctx, const std::str
     return "";
   }
   if (backend == "breakable") {
-    if (a.uses_mla)
+    const SglangRules& r = ctx.rules;
+    if (a.uses_mla && !r.breakable_allows_mla)
       return "MLA attention";
     if (arch == "DeepseekV4ForCausalLM")
       return "DeepSeek-V4";
-    if (lora)
+    if (lora && !r.breakable_allows_lora)
       return "LoRA";
-    if (a.moe_a2a_backend != "none")
-      return "an MoE A2A backend";
-    if (a.dp_attention)
+    const std::string& a2a = a.moe_a2a_backend;
+    const bool a2a_ok = a2a == "none" || (r.breakable_a2a_allowed >= 1 && a2a == "deepep") ||
+                        (r.breakable_a2a_allowed >= 2 && (a2a == "megamoe" || a2a == "flashinfer"));
+    if (!a2a_ok)
+      return r.breakable_a2a_allowed > 0 ? "an unvalidated MoE A2A backend" : "an MoE A2A backend";
+    if (a.dp_attention && !r.breakable_allows_dp_attention)
       return "DP attention";
     if (a.multimodal &&
         !contains_arch({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"},
@@ -308,7 +314,13 @@ std::pair<GraphPhase, std::string> resolve_prefill_backend(PlanContext& ctx, Gra
     }
   }
   std::string reason = prefill_graph_incompatibility(ctx, prefill.backend);
-  if (!reason.empty()) {
+  if (r.breakable_opt_in_with_pp && prefill.backend == "breakable" && a.pp > 1) {
+    // cuda_graph_hook.py::apply_cuda_graph_compatibility: PP replay is opt-in.
+    why +=
+        " Pipeline parallelism makes the breakable prefill graph opt-in "
+        "(--cuda-graph-backend-prefill breakable), so it is disabled.";
+    prefill.backend = "disabled";
+  } else if (!reason.empty()) {
     why += fmt::format(" {} is incompatible with {}, so the prefill graph is disabled.",
                        prefill.backend, reason);
     prefill.backend = "disabled";
@@ -411,10 +423,20 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     decode_why = "An explicit decode batch-size list sets max_bs to its largest entry.";
   } else {
     std::optional<std::int64_t> max_bs = decode.max_bs ? decode.max_bs : tier.max_bs;
+    // A default max_bs above --max-running-requests is capped at it (memory_hook.py,
+    // handle_gpu_memory_settings, first in 0.5.22).
+    const auto requested = ctx.in.optional_integer("max_running_requests", "requests");
+    bool capped = false;
+    if (r.decode_max_bs_capped_by_running_requests && !decode.max_bs && max_bs && requested &&
+        *max_bs > *requested) {
+      max_bs = *requested;
+      capped = true;
+    }
     a.decode_bs = decode_list(r, max_bs, speculative, no_padding, a.gpu_memory_mib);
     a.decode_max_bs = max_bs ? *max_bs : (a.decode_bs.empty() ? 0 : a.decode_bs.back());
     decode_why =
         decode.max_bs ? std::string("Decode max_bs as typed.")
+        : capped ? fmt::format("The tier's default, capped at --max-running-requests {}.", *max_bs)
         : tier.max_bs
             ? fmt::format("GPU memory tier {} with tp_size {}: {}.", tier.name, a.tp, *tier.max_bs)
             : std::string(
@@ -442,6 +464,8 @@ void resolve_cuda_graphs(PlanContext& ctx) {
 
   // R2.3
   std::string prefill_max_why;
+  a.prefill_max_bs_typed = prefill.max_bs.has_value();
+  a.prefill_bs_typed = prefill.bs.has_value();
   if (prefill.max_bs) {
     a.prefill_max_bs = *prefill.max_bs;
     prefill_max_why = "Prefill max_bs as typed.";
@@ -451,8 +475,10 @@ void resolve_cuda_graphs(PlanContext& ctx) {
     prefill_max_why = "--piecewise-cuda-graph-max-tokens defaults to 4096 in this version.";
   } else {
     const bool mla_cap = a.uses_mla && r.prefill_list >= 1;
-    a.prefill_max_bs = mla_cap ? 2048 : a.chunked_prefill_size;
-    prefill_max_why = mla_cap ? "MLA models capture prefill up to 2048 tokens."
+    const std::int64_t mla_max =
+        r.mla_prefill_max_bs_8192 ? std::min<std::int64_t>(8192, a.chunked_prefill_size) : 2048;
+    a.prefill_max_bs = mla_cap ? mla_max : a.chunked_prefill_size;
+    prefill_max_why = mla_cap ? fmt::format("MLA models capture prefill up to {} tokens.", mla_max)
                               : "Prefill max_bs defaults to chunked_prefill_size.";
     if (r.prefill_graph >= PrefillGraphEra::kDefaultOn) {
       if (a.max_total_tokens && *a.max_total_tokens < a.prefill_max_bs) {
@@ -465,7 +491,7 @@ void resolve_cuda_graphs(PlanContext& ctx) {
       }
     }
   }
-  if (r.prefill_graph >= PrefillGraphEra::kDefaultOn &&
+  if (r.prefill_graph >= PrefillGraphEra::kDefaultOn && r.prefill_max_bs_clamped_to_context &&
       ctx.in.setting_for("context_length") != nullptr && a.context_len < a.prefill_max_bs) {
     a.prefill_max_bs = a.context_len;
     prefill_max_why += " Clamped to the explicit --context-length.";
@@ -511,6 +537,31 @@ void resolve_dp_attention_chunking(PlanContext& ctx) {
          "server_args.py::ServerArgs._handle_data_parallelism",
          {"chunked_prefill_size.resolved", "attn_dp_size"}});
   a.chunked_prefill_size_final = chunk;
+  // The prefill graph was sized from the undivided chunk (the memory settings run first, and
+  // the fraction keeps that reserve); its max_bs and sizes follow the per-rank chunk.
+  if (ctx.rules.prefill_max_bs_follows_dp_chunk && chunk != a.chunked_prefill_size &&
+      a.prefill_graph_backend != "disabled" && !a.prefill_max_bs_typed &&
+      a.prefill_max_bs > chunk) {
+    a.prefill_max_bs = chunk;
+    g.add({"cuda_graph_max_bs_prefill.resolved",
+           a.prefill_max_bs,
+           "tokens",
+           "R2.3",
+           fmt::format("Re-clamped to the per-DP-rank chunk {} after the DP-attention division.",
+                       chunk),
+           "server_args.py::ServerArgs._handle_data_parallelism",
+           {"chunked_prefill_size"}});
+    if (!a.prefill_bs_typed) {
+      a.prefill_bs = prefill_list(ctx.rules, a.prefill_max_bs);
+      g.add({"cuda_graph_bs_prefill.resolved",
+             IntList(a.prefill_bs),
+             "tokens",
+             "R2.3",
+             fmt::format("{} capture sizes up to {}.", a.prefill_bs.size(), a.prefill_max_bs),
+             "server_args.py::ServerArgs._handle_data_parallelism",
+             {"cuda_graph_max_bs_prefill.resolved"}});
+    }
+  }
 }
 
 }  // namespace servescope::sglang

@@ -123,7 +123,14 @@ void resolve_kv_pool(PlanContext& ctx) {
   double final_cell = cell;
   std::vector<std::string> final_inputs = {"kv_cell_bytes.target"};
   std::string final_why = "No draft KV.";
-  if (draft_kv && !hybrid_swa) {
+  if (draft_kv && !hybrid_swa && ctx.rules.draft_kv_additive) {
+    // pool_configurator.py (first in 0.5.22): cell + int(cell · n / L), exact where the
+    // product form int(cell · (1 + n/L)) loses a byte to floating point.
+    final_cell = cell + std::floor(cell * static_cast<double>(draft_layers) / full_layers);
+    final_why =
+        fmt::format("EAGLE-family draft KV: cell + int(cell · {}/{}).", draft_layers, full_layers);
+    final_inputs.push_back("draft_layers");
+  } else if (draft_kv && !hybrid_swa) {
     final_cell = std::floor(cell * (1 + static_cast<double>(draft_layers) / full_layers));
     final_why =
         fmt::format("EAGLE-family draft KV: int(cell · (1 + {}/{})).", draft_layers, full_layers);

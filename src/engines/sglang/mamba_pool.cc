@@ -195,13 +195,16 @@ void resolve_mamba_pool(PlanContext& ctx) {
   std::vector<std::string> inputs = {"rest_gib", "mamba_state_bytes_per_request"};
   const bool fixed_pool =
       r.mamba == MambaPool::kFixed || (a.disable_radix_cache && r.mamba != MambaPool::kJointSolve);
+  // S2 (2026-07-23, #32184): one more slot is kept beside the pool (the padding slot), so the
+  // solve subtracts it first and the state memory counts K + 1 slots.
+  const std::int64_t padding = r.mamba_padding_slot ? 1 : 0;
   if (user_k) {
     k = *user_k / a.attn_dp;
     why = fmt::format("--max-mamba-cache-size {} / attn-DP {}.", *user_k, a.attn_dp);
     inputs.push_back("arg.max_mamba_cache_size");
     if (spec && r.mamba >= MambaPool::kJointSolve) {
       intermediate_gib =
-          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
+          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio) + padding) * draft / kGiB;
     }
   } else if (fixed_pool) {
     // 2025-09-11 …: the user's max_running_requests, else 512 slots (radix cache off later on).
@@ -209,12 +212,17 @@ void resolve_mamba_pool(PlanContext& ctx) {
     why = user_mrr ? "One slot per allowed request: --max-running-requests."
                    : "The fixed default of 512 slots.";
     inputs.push_back("arg.max_running_requests");
-  } else if (a.disable_radix_cache && user_mrr) {
-    k = *user_mrr / a.attn_dp;
-    why = "--disable-radix-cache with --max-running-requests: one slot per request.";
+  } else if (a.disable_radix_cache &&
+             (user_mrr || (r.mamba >= MambaPool::kJointSolve && a.max_running_requests))) {
+    // The configurator reads the resolved max_running_requests: the typed value, or (from the
+    // joint solve on) speculative decoding's default 48 (engine oracle, 0.5.20).
+    k = (user_mrr ? *user_mrr : *a.max_running_requests) / a.attn_dp;
+    why = user_mrr ? "--disable-radix-cache with --max-running-requests: one slot per request."
+                   : "--disable-radix-cache: one slot per request of speculative decoding's "
+                     "max_running_requests.";
     inputs.push_back("arg.max_running_requests");
     if (spec)
-      intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
+      intermediate_gib = per_req * static_cast<double>(k + padding) * draft / kGiB;
   } else {
     double split_rest = rest;
     if (spec && r.mamba == MambaPool::kIntermediateFirst) {
@@ -241,17 +249,19 @@ void resolve_mamba_pool(PlanContext& ctx) {
       why = fmt::format("budget // per_req // (1 + {} draft tokens).", draft);
       intermediate_gib = per_req * static_cast<double>(k) * draft / kGiB;
     } else if (spec && r.mamba == MambaPool::kJointSolve) {
-      k = static_cast<std::int64_t>(
-          std::floor(budget_bytes / (per_req * (1 + draft / static_cast<double>(ratio)))));
+      const double reserved = r.mamba_padding_slot ? per_req * (1 + draft) : 0.0;
+      k = static_cast<std::int64_t>(std::floor(
+          (budget_bytes - reserved) / (per_req * (1 + draft / static_cast<double>(ratio)))));
       why = fmt::format(
           "Joint solve with speculative intermediates: budget / (per_req · (1 + {}/{})).", draft,
           ratio);
       inputs.push_back("speculative_num_draft_tokens.resolved");
       inputs.push_back("mamba_ratio");
       intermediate_gib =
-          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio)) * draft / kGiB;
+          per_req * static_cast<double>(std::min(mrr_per_dp, k / ratio) + padding) * draft / kGiB;
     } else {
-      k = static_cast<std::int64_t>(std::floor(budget_bytes / per_req));
+      k = static_cast<std::int64_t>(
+          std::floor((budget_bytes - static_cast<double>(padding) * per_req) / per_req));
       why = spec ? "Speculative intermediates were reserved first; then budget / per-request state."
                  : "budget / per-request state.";
     }
@@ -284,13 +294,14 @@ void resolve_mamba_pool(PlanContext& ctx) {
   }
   if (k <= 0)
     return;
-  const double state_gib = static_cast<double>(k) * per_req / kGiB;
+  const double state_gib = static_cast<double>(k + padding) * per_req / kGiB;
   rest -= state_gib;
   g.add({"mamba_pool_gib",
          state_gib,
          "GiB",
          "R6.10",
-         fmt::format("{} slots × {:.2f} MiB.", k, per_req / kMiB),
+         padding > 0 ? fmt::format("{} slots + the padding slot × {:.2f} MiB.", k, per_req / kMiB)
+                     : fmt::format("{} slots × {:.2f} MiB.", k, per_req / kMiB),
          std::string(kConfigurator) + "._handle_max_mamba_cache",
          {"max_mamba_cache_size", "mamba_state_bytes_per_request"}});
   g.add({"kv_budget_gib", rest, "GiB", "R6.10",

@@ -35,6 +35,8 @@ struct ResolvedArgs {
   std::vector<std::int64_t> decode_bs;
   std::int64_t prefill_max_bs = 0;
   std::vector<std::int64_t> prefill_bs;
+  bool prefill_max_bs_typed = false;  // --cuda-graph-max-bs-prefill (or its config) was given
+  bool prefill_bs_typed = false;
 
   bool uses_mla = false;
   bool multimodal = false;

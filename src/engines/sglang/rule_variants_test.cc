@@ -37,7 +37,9 @@ TEST(RuleVariants, AVariantNamesTheChangesAroundIt) {
   EXPECT_EQ(v.latest->pr, "#21249");
   EXPECT_EQ(v.next->pr, "#23837");
   EXPECT_NE(v.describe().find("ended 2026-05-27"), std::string::npos) << v.describe();
-  EXPECT_EQ(sglang::rules_for_date("2026-07-20").next, nullptr);
+  EXPECT_EQ(sglang::rules_for_date(sglang::newest_modelled_date()).next, nullptr);
+  ASSERT_NE(sglang::rules_for_date("2026-07-20").next, nullptr);
+  EXPECT_EQ(sglang::rules_for_date("2026-07-20").next->pr, "#31682");
 }
 
 TEST(VersionResolution, ReleasesMapToMainDates) {
@@ -54,20 +56,20 @@ TEST(VersionResolution, ReleasesMapToMainDates) {
 }
 
 TEST(VersionResolution, EveryPublishedReleaseIsAccepted) {
-  // Releases after the newest modelled rules (main 2026-07-20 = 0.5.16) are accepted: their
-  // flags are judged by their own table, their capacity by the newest modelled rules, and the
-  // basis says so.
-  for (const char* r : {"0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.23"}) {
+  // Every release to 0.5.23 maps to its branch cut; the flags of each are judged by its own
+  // table.
+  const std::vector<std::pair<std::string, std::string>> cuts = {
+      {"0.5.16", "2026-07-20"}, {"0.5.17", "2026-08-04"}, {"0.5.18", "2026-08-18"},
+      {"0.5.19", "2026-08-31"}, {"0.5.20", "2026-09-14"}, {"0.5.23", "2026-10-26"}};
+  for (const auto& [r, cut] : cuts) {
     auto v = sglang::resolve_sglang_version(r);
     ASSERT_TRUE(v) << r << ": " << v.message();
     EXPECT_EQ(v->release, r);
-    EXPECT_EQ(v->main_date, "2026-07-20") << r;
+    EXPECT_EQ(v->main_date, cut) << r;
+    EXPECT_TRUE(v->rules_gap.empty()) << r;
   }
-  EXPECT_EQ(sglang::resolve_sglang_version("0.5.16")->basis.find("newer than"), std::string::npos);
-  EXPECT_NE(sglang::resolve_sglang_version("0.5.23")->basis.find("newer than the newest modelled"),
-            std::string::npos);
-  // 0.5.19 … 0.5.23 are not in the hand-researched table: the PyPI upload bounds them.
-  EXPECT_NE(sglang::resolve_sglang_version("0.5.20")->basis.find("uploaded to PyPI 2026-09-18"),
+  // 0.5.19 … 0.5.23 have no cut commit in any snapshot: the PyPI upload places them.
+  EXPECT_NE(sglang::resolve_sglang_version("0.5.20")->basis.find("PyPI upload 2026-09-18"),
             std::string::npos);
   // The default is the newest release.
   auto latest = sglang::resolve_sglang_version("");
@@ -79,6 +81,7 @@ TEST(VersionResolution, EveryPublishedReleaseIsAccepted) {
   ASSERT_TRUE(future) << future.message();
   EXPECT_EQ(future->label, "0.5.30");
   EXPECT_EQ(future->release, "0.5.23");
+  EXPECT_TRUE(future->newer_than_known);
   EXPECT_NE(future->basis.find("newer than every release servescope knows (newest 0.5.23)"),
             std::string::npos);
   // A main date has no release table.

@@ -286,75 +286,13 @@ void resolve_mamba_strategy(PlanContext& ctx) {
          {"arg.disable_overlap_schedule", "mamba_radix_cache_strategy.resolved"}});
 }
 
-// --- attention backend, page size, KV dtype (§2.3) -------------------------------------
+// --- attention backend, page size (attention_backend.cc), KV dtype (§2.3) --------------
 
 void resolve_backends(PlanContext& ctx) {
   ResolvedArgs& a = ctx.args;
   Derivation& g = ctx.graph();
-  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
   const ModelShape& m = ctx.scenario.model;
-  auto user_backend = ctx.in.optional_text("attention_backend");
-  std::string backend, why;
-  const bool topk_one = !a.speculative() || a.speculative_topk == 1;
-  const bool sinks = m.model_type == "gpt_oss";  // attention sinks: FlashInfer lacks them
-  if (user_backend) {
-    backend = *user_backend;
-    why = "Set explicitly.";
-  } else if (gpu.is_amd) {
-    backend = a.uses_mla ? ((m.num_kv_heads / std::max<std::int64_t>(1, a.tp) == 16 ||
-                             m.num_kv_heads / std::max<std::int64_t>(1, a.tp) == 128)
-                                ? "aiter"
-                                : "triton")
-                         : "aiter";
-    why = "AMD GPUs default to aiter.";
-  } else if (!a.uses_mla) {
-    if (gpu.cc_major == 9 && topk_one) {
-      backend = "fa3";
-      why = "Hopper (SM90) MHA defaults to fa3.";
-    } else if (gpu.cc_major == 10 && topk_one) {
-      backend = "trtllm_mha";
-      why = "SM100 MHA defaults to trtllm_mha.";
-    } else {
-      backend = sinks ? "triton" : "flashinfer";
-      why = sinks ? "Attention sinks need triton (FlashInfer lacks them)."
-                  : fmt::format("SM{}{} MHA defaults to flashinfer.", gpu.cc_major, gpu.cc_minor);
-    }
-  } else {
-    backend = gpu.cc_major == 9 ? "fa3" : gpu.cc_major == 10 ? "flashinfer" : "triton";
-    why = fmt::format("MLA on SM{}{} defaults to {}.", gpu.cc_major, gpu.cc_minor, backend);
-  }
-  // overrides.py::_qwen3_5_hybrid_overrides: on SM100 the hybrid GDN models pick triton
-  // (page 1) unless trtllm_mha fits (extra_buffer, no radix cache, or speculative decoding).
-  std::int64_t page_default = 1;
-  if (!user_backend && gpu.cc_major == 10 && a.hybrid_linear) {
-    const bool trtllm = backend == "trtllm_mha" && !(a.mamba_strategy != "extra_buffer" &&
-                                                     a.mamba_strategy != "extra_buffer_lazy" &&
-                                                     !a.disable_radix_cache && !a.speculative());
-    backend = trtllm ? "trtllm_mha" : "triton";
-    page_default = trtllm ? 64 : 1;
-    why = trtllm ? "SM100 hybrid GDN model: trtllm_mha with page size 64."
-                 : "SM100 hybrid GDN model without extra_buffer or speculation: triton with page "
-                   "size 1.";
-  }
-  a.attention_backend = backend;
-  g.add({"attention_backend.resolved",
-         backend,
-         "",
-         "R2.10",
-         why,
-         src("_get_default_attn_backend"),
-         {"arg.attention_backend", "gpu_compute_capability"}});
-  auto user_page = ctx.in.optional_integer("page_size", "tokens");
-  a.page_size = user_page.value_or(page_default);
-  g.add({"page_size.resolved",
-         a.page_size,
-         "tokens",
-         "R2.11",
-         user_page           ? std::string("--page-size as typed.")
-         : page_default == 1 ? std::string("CUDA defaults to page size 1.")
-                             : std::string("trtllm_mha needs page size 64."),
-         "arg_groups/overrides.py::_page_size_default",
-         {"arg.page_size", "attention_backend.resolved"}});
+  resolve_attention_backend_and_page_size(ctx);
 
   // KV-cache dtype: auto follows the model dtype (bf16 for fp8 checkpoints without KV scales).
   const std::string kv = ctx.in.text("kv_cache_dtype", "auto");
@@ -477,7 +415,16 @@ Status resolve_server_args(PlanContext& ctx) {
   if (!st)
     return st;
   a.uses_mla = s.model.uses_mla();
-  a.multimodal = s.model.multimodal;
+  // configs/model_config.py::ModelConfig.__init__: these architectures load text-only unless
+  // --enable-multimodal is given (the VLM fraction and the multimodal graph rules do not apply).
+  static constexpr std::string_view kTextOnlyByDefault[] = {
+      "Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration",
+      "Step3VLForConditionalGeneration", "InklingForConditionalGeneration"};
+  const bool text_only_default =
+      std::find(std::begin(kTextOnlyByDefault), std::end(kTextOnlyByDefault),
+                s.model.architecture) != std::end(kTextOnlyByDefault);
+  a.multimodal =
+      s.model.multimodal && (!text_only_default || ctx.in.boolean("enable_multimodal"));
   a.language_only = ctx.in.boolean("language_only");
   a.hybrid_linear = s.model.is_hybrid_linear();
   a.disaggregation_mode = ctx.in.text("disaggregation_mode", "null");

@@ -24,6 +24,10 @@ void resolve_cuda_graphs(PlanContext& ctx);
 /// has used the undivided value; records the final chunked_prefill_size.
 void resolve_dp_attention_chunking(PlanContext& ctx);
 
+/// R2.10–R2.11 (attention_backend.cc): the attention backend and page size — model overrides,
+/// the default backend, the backend's page-size snaps and the page-size default.
+void resolve_attention_backend_and_page_size(PlanContext& ctx);
+
 /// Whether the architecture is in one of SGLang's lists (a small helper shared by the rules).
 bool contains_arch(std::initializer_list<std::string_view> list, std::string_view arch);
 

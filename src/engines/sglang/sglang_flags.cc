@@ -346,6 +346,9 @@ std::vector<FlagSpec> build_capacity_flags() {
            "Deterministic kernels; disables the tc_piecewise prefill graph and allreduce fusion."));
   add(flag("--enable-lora", "enable_lora", T::kBool, "None",
            "LoRA adapters; disables prefill graphs."));
+  add(flag("--enable-multimodal", "enable_multimodal", T::kBool, "None",
+           "Serves a multimodal model's vision part; Llama 4 and Gemma 3 load text-only without "
+           "it (the VLM fraction and the multimodal graph rules then apply)."));
   add(flag("--enable-hierarchical-cache", "enable_hierarchical_cache", T::kBool, "False",
            "HiCache; disables the tc_piecewise prefill graph."));
   return v;

@@ -15,7 +15,10 @@
 namespace servescope::sglang {
 namespace {
 
-constexpr std::string_view kNewestDate = "2026-07-20";
+// The newest main date the rules follow: release 0.5.23's approximate cut. Change points up to
+// 2026-08-22 were read in git history (shared/research/currency-2026-12.md); later ones are
+// learned from the release wheels and checked against them (tests/oracle/sglang-*.jsonl).
+constexpr std::string_view kNewestDate = "2026-10-26";
 
 using R = SglangRules;
 
@@ -214,6 +217,45 @@ const std::vector<ChangePoint> kChangePoints = {
        r.decode_graph_reserve_always = false;
        r.deepep_reserve = true;
      }},
+    {"2026-07-20", "first in release 0.5.16 (wheel diff)",
+     "first in release 0.5.16 (wheel diff): Qwen3.5/Qwen3-Next on SM100 pick trtllm_mha with "
+     "page 64 unless page 1 is required, else triton with page 1 (0.5.9: always triton)",
+     [](R& r) { r.hybrid_sm100_trtllm_mha = true; }},
+    {"2026-07-20", "release 0.5.16 (wheel diff; not in 0.5.15.post1)",
+     "DP attention re-clamps the prefill graph max_bs to the per-rank chunk",
+     [](R& r) { r.prefill_max_bs_follows_dp_chunk = true; }},
+    // After main 2026-07-20 (v0.5.16): shared/research/currency-2026-12.md §2.1 (git history to
+    // 2026-08-22), then the release wheels (dated at the first release that shows the change,
+    // data/sglang/releases.csv) and checked by tests/oracle/sglang-*.jsonl.
+    {"2026-07-21", "#31682", "breakable prefill graph kept with DP attention (S1)",
+     [](R& r) { r.breakable_allows_dp_attention = true; }},
+    {"2026-07-23", "#32184",
+     "mamba pool keeps a padding slot: K solved after it, K + 1 slots of state (S2)",
+     [](R& r) { r.mamba_padding_slot = true; }},
+    {"2026-07-26", "#30988", "breakable prefill graph kept with LoRA (S4)",
+     [](R& r) { r.breakable_allows_lora = true; }},
+    {"2026-07-31", "#31987", "breakable prefill graph kept with DeepEP (S9)",
+     [](R& r) { r.breakable_a2a_allowed = 1; }},
+    {"2026-08-02", "#33150", "breakable prefill graph kept with megamoe/flashinfer A2A (S10)",
+     [](R& r) { r.breakable_a2a_allowed = 2; }},
+    {"2026-08-03", "#30206", "prefill max_bs no longer clamped to --context-length (S11)",
+     [](R& r) { r.prefill_max_bs_clamped_to_context = false; }},
+    {"2026-08-09", "#33661", "every MLA model keeps the breakable prefill graph (S18)",
+     [](R& r) { r.breakable_allows_mla = true; }},
+    {"2026-08-31", "release 0.5.19 (wheel diff)",
+     "with pp_size > 1 the breakable prefill graph is opt-in (disabled by default)",
+     [](R& r) { r.breakable_opt_in_with_pp = true; }},
+    {"2026-09-14", "release 0.5.20 (wheel diff)",
+     "20–35 GiB tier: chunked_prefill_size 4096, decode max_bs 48 (tp < 4) / 160",
+     [](R& r) { r.tiers = TierDefaults::kTiers35Wide; }},
+    {"2026-10-12", "release 0.5.22 (wheel diff)",
+     "a default decode max_bs is capped at --max-running-requests",
+     [](R& r) { r.decode_max_bs_capped_by_running_requests = true; }},
+    {"2026-10-12", "release 0.5.22 (wheel diff)",
+     "EAGLE draft KV added as cell + int(cell · n/L) (was int(cell · (1 + n/L)))",
+     [](R& r) { r.draft_kv_additive = true; }},
+    {"2026-10-26", "release 0.5.23 (wheel diff)", "MLA prefill max_bs min(8192, chunked)",
+     [](R& r) { r.mla_prefill_max_bs_8192 = true; }},
 };
 
 bool is_date(std::string_view s) {
@@ -336,11 +378,11 @@ Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
     if (cut > kNewestDate) {
       v.main_date = std::string(kNewestDate);
       v.basis += fmt::format(
-          "; newer than the newest modelled rules (main {} = release 0.5.16): those apply, "
+          "; newer than the newest modelled rules (main {} = release 0.5.23): those apply, "
           "the changes after them are not modelled",
           kNewestDate);
       v.rules_gap = fmt::format(
-          "sglang {} was cut after the newest modelled rules (main {} = release 0.5.16): the "
+          "sglang {} was cut after the newest modelled rules (main {} = release 0.5.23): the "
           "capacity figures follow those rules; flags are judged by {}'s own parser",
           name, kNewestDate, name);
     }

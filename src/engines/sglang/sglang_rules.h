@@ -53,6 +53,7 @@ enum class TierDefaults {
   kTiers50,       // 2025-09-27 (#10372)
   kTiers60,       // 2025-09-29 (#10975): the HEAD table with 16/80 at 20–35 GiB
   kHead,          // 2025-10-25 (#12124): 24/80 at 20–35 GiB
+  kTiers35Wide,   // first in 0.5.20 (wheel diff): 4096 and 48/160 at 20–35 GiB
 };
 
 /// R2.2: how the decode capture list is generated.
@@ -137,11 +138,25 @@ struct SglangRules {
   int prefill_list =
       0;  // 0: 2025-10-11 list; 1: 2026-01-10; 2: 2026-01-29 (HEAD, 58 sizes for 8192)
 
+  // R2.6 after main 2026-07-20: the breakable prefill graph's compatibility rules relaxed
+  // (currency-2026-12.md S1, S4, S9, S10, S18).
+  bool breakable_allows_dp_attention = false;  // 2026-07-21 (#31682)
+  bool breakable_allows_lora = false;          // 2026-07-26 (#30988)
+  int breakable_a2a_allowed = 0;      // 1: deepep (2026-07-31, #31987); 2: + megamoe, flashinfer
+                                      // (2026-08-02, #33150)
+  bool breakable_allows_mla = false;  // 2026-08-09 (#33661)
+  bool prefill_max_bs_clamped_to_context = true;  // until 2026-08-03 (#30206)
+  bool prefill_max_bs_follows_dp_chunk = false;   // first in 0.5.16: DP attention re-clamps it
+  bool breakable_opt_in_with_pp = false;          // first in 0.5.19: pp > 1 → disabled by default
+  bool decode_max_bs_capped_by_running_requests = false;  // first in 0.5.22 (wheel diff)
+  bool mla_prefill_max_bs_8192 = false;  // first in 0.5.23: MLA min(8192, chunked) (wheel diff)
+
   // R4
   bool page_alignment = false;        // 2025-03-12 (#4354)
   bool hybrid_swa_pools = false;      // 2025-06-27 (#6563): separate full and sliding-window pools
   bool cell_uses_v_head_dim = false;  // 2025-12-19 (#15207); before, 2·head_dim
   DraftKv draft_kv = DraftKv::kSeparate;
+  bool draft_kv_additive = false;  // first in 0.5.22: cell + int(cell·n/L) (wheel diff)
 
   // R5
   RunningRequestsEra running_requests = RunningRequestsEra::kPoolMinusOne;
@@ -157,12 +172,17 @@ struct SglangRules {
   bool extra_buffer_ratio_by_overlap = false;  // 2026-03-06/09: +2 overlap, +1 without
   bool mamba_auto_extra_buffer = false;        // 2026-06-18 (#28151)
   bool mamba_strategy_renamed = false;         // 2026-06-18 (#28151)
+  bool mamba_padding_slot = false;             // 2026-07-23 (#32184): K + 1 slots, solved for K
 
   // R9.1
   FusionOnUnsupportedGpu fusion_on_unsupported_gpu = FusionOnUnsupportedGpu::kCrashAtCapture;
   bool fusion_flag_deprecated = false;             // 2026-06-15 (#23402)
   bool fusion_auto_enable_includes_sm120 = false;  // 2025-12-14 … 2026-01-02 (#14764 / #16283)
   bool fusion_auto_enable = false;                 // 2025-12-14 (#14764)
+
+  // R2.10–R2.11: attention backend and page size
+  bool hybrid_sm100_trtllm_mha = false;  // first in 0.5.16 (wheel diff): Qwen3.5/Qwen3-Next on
+                                         // SM100 pick trtllm_mha (page 64) or triton (page 1)
 };
 
 /// One dated change to the rules.
