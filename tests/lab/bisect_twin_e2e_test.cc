@@ -50,7 +50,8 @@ std::string read_text(const fs::path& path) {
 // The launch template: the twin playing the founding command, with {flags} and {port}.
 std::string twin_template(const std::string& twin_options = "") {
   return std::string(SERVESCOPE_BINARY) +
-         " twin --gpu rtx-pro-6000 --gpus 4 --free-before-load 94.6 --free-after-load 64.6"
+         " twin --engine sglang@0.5.16 --gpu rtx-pro-6000 --gpus 4 --free-before-load 94.6"
+         " --free-after-load 64.6"
          " --no-access-log " +
          twin_options +
          " -- python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4"

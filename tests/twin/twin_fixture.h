@@ -35,6 +35,7 @@ inline std::unique_ptr<TwinCase> twin_case(const std::string& command, const std
                                            std::optional<double> after = std::nullopt,
                                            const Efficiency& efficiency = {}) {
   ScenarioOptions o;
+  o.engine = "sglang@0.5.16";  // the release the founding case was found on (as the twin tests)
   o.gpu = gpu;
   o.gpus = gpus;
   o.free_before_load_gib = before;

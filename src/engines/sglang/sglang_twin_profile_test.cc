@@ -19,7 +19,7 @@ struct Case {
 };
 
 Case make(const std::string& command, double before = 94.6, double after = 64.6,
-          std::vector<std::string> env = {}, const std::string& engine = "") {
+          std::vector<std::string> env = {}, const std::string& engine = "sglang@0.5.16") {
   ScenarioOptions o;
   o.engine = engine;
   o.gpu = "rtx-pro-6000";
