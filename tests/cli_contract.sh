@@ -123,6 +123,27 @@ grep -q "cohere-format is not a flag of vllm 0.19.0.*added in" "$tmp/lint.txt" \
   || fail "a version newer than every known release was refused: $(cat "$tmp/out")"
 grep -q "newer than every release servescope knows" "$tmp/out" || fail "plan on sglang@0.5.40 does not warn: $(head -3 "$tmp/out")"
 
+# A capture progress bar's total is the number of decode batch sizes: an excerpt without the
+# list is checked by it (23 sizes up to 160 in January 2025), and a wrong total is a mismatch.
+cat >"$tmp/capbar.log" <<'LOG'
+$ python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B-Instruct
+[2025-01-23 19:35:15 TP0] Load weight begin. avail mem=78.81 GB
+[2025-01-23 19:35:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.72 GB
+Capturing batches (bs=160 avail_mem=8.21 GB): 100%|██████████| 23/23 [00:06<00:00,  3.50it/s]
+[2025-01-23 19:35:27 TP0] max_total_num_tokens=444500, max_prefill_tokens=16384, max_running_requests=2049, context_len=131072
+LOG
+"$bin" check --json "$tmp/capbar.log" >"$tmp/capbar.json" 2>"$tmp/err" || fail "check of a capture bar exited $?: $(cat "$tmp/err")"
+python3 - "$tmp/capbar.json" <<'PY' || fail "the capture bar's total is not compared"
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {c["field"]: c for c in d["comparisons"]}
+c = by["count:cuda_graph_bs"]
+assert c["checked"] and c["match"] and c["logged"] == 23, c
+PY
+sed -i 's#| 23/23 #| 24/24 #' "$tmp/capbar.log"
+"$bin" check "$tmp/capbar.log" >/dev/null 2>&1
+[ $? -eq 1 ] || fail "a capture bar of 24 sizes where 23 are predicted is not a mismatch"
+
 # Success paths: exit 0 and parseable JSON carrying the DESIGN.md fields.
 "$bin" plan --json --gpu rtx-pro-6000 --free-before-load 94.6 --free-after-load 64.6 -- "${seed[@]}" >"$tmp/plan.json" 2>"$tmp/err" \
   || fail "plan --json exited $?: $(cat "$tmp/err")"

@@ -65,7 +65,17 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
   c.log_line = f.line;
   c.log_raw = f.raw;
   c.from_defaults = f.from_defaults;
-  const Node* n = plans.nominal.graph.find(f.output);
+  // "count:NODE": the length of a list the plan computes (a capture progress bar's total).
+  constexpr std::string_view kCount = "count:";
+  const bool count = f.output.rfind(kCount, 0) == 0;
+  const std::string id = count ? f.output.substr(kCount.size()) : f.output;
+  const Node* found = plans.nominal.graph.find(id);
+  Node counted;
+  if (count && found != nullptr && found->value.is_list()) {
+    counted = *found;
+    counted.value = Value(static_cast<std::int64_t>(found->value.as_list().size()));
+  }
+  const Node* n = count ? (found != nullptr && found->value.is_list() ? &counted : nullptr) : found;
   if (n == nullptr) {
     c.checked = false;
     c.note = plans.nominal.starts
@@ -74,15 +84,15 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     return;
   }
   c.predicted = n->value;
-  for (const std::string& id : plans.nominal.graph.closure_of(f.output)) {
-    const Node* leaf = plans.nominal.graph.find(id);
+  for (const std::string& leaf_id : plans.nominal.graph.closure_of(id)) {
+    const Node* leaf = plans.nominal.graph.find(leaf_id);
     if (leaf != nullptr && leaf->inputs.empty() && leaf->origin == Origin::kEstimate) {
       c.checked = false;
-      c.note = fmt::format("depends on an estimate ({}) where the log gives no figure", id);
+      c.note = fmt::format("depends on an estimate ({}) where the log gives no figure", leaf_id);
       return;
     }
   }
-  if (!gpu_known && depends_on(plans.nominal, f.output, "gpu_memory_mib")) {
+  if (!gpu_known && depends_on(plans.nominal, id, "gpu_memory_mib")) {
     c.checked = false;
     c.note = "depends on the GPU's memory, and the log does not name the GPU (pass --gpu)";
     return;
@@ -90,7 +100,12 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
   if (n->value.is_number() && f.value.is_number()) {
     double lo = n->value.as_number(), hi = lo;
     for (const Plan& corner : plans.corners) {
-      if (const Node* m = corner.graph.find(f.output); m != nullptr && m->value.is_number()) {
+      const Node* m = corner.graph.find(id);
+      if (m != nullptr && count && m->value.is_list()) {
+        const auto size = static_cast<double>(m->value.as_list().size());
+        lo = std::min(lo, size);
+        hi = std::max(hi, size);
+      } else if (m != nullptr && m->value.is_number()) {
         lo = std::min(lo, m->value.as_number());
         hi = std::max(hi, m->value.as_number());
       }

@@ -198,6 +198,9 @@ struct SglangLogGrammar::Patterns {
   RE2 gpu_smi{R"(^\|\s+(\d+)\s+((?:NVIDIA|Tesla|Quadro|AMD|GeForce)\b.*?)\s+(?:On|Off)\s+\|)"};
   RE2 gpu_plain{R"(^GPU(?: name| model| type)?\s*:\s+(.+?)\s*$)"};
   RE2 number_after_to{R"(\bto (\d+)\b)"};
+  // tqdm's bar over the decode batch sizes: "Capturing batches (bs=1 avail_mem=2.39 GB): 100%|█|
+  // 4/4 [00:00<00:00, 7.80it/s]" (model_executor/cuda_graph_runner.py::capture).
+  RE2 capture_progress{R"(^Capturing batches \([^)]*\):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+))"};
   RE2 reduced{R"(reduced from the requested (\d+) to (\d+))"};
   RE2 input_too_long{
       R"(Input length \((\d+) tokens\) exceeds the maximum allowed length \((\d+) tokens\))"};
@@ -571,6 +574,8 @@ LineKind SglangLogGrammar::dispatch(std::string_view message, FactSink& out) {
     return k;
   if (LineKind k = versions_and_gpus(m, out); k != LineKind::kUnknown)
     return k;
+  if (LineKind k = capture_progress(m, out); k != LineKind::kUnknown)
+    return k;
   if (is_progress_bar(m) || is_http_server_line(message) || is_deep_gemm_warmup(m))
     return LineKind::kKnown;
   if (!lv.source.empty() && has(lv.source, "server_args")) {
@@ -707,6 +712,19 @@ LineKind SglangLogGrammar::exception_line(std::string_view m, FactSink& out) {
     return LineKind::kFact;
   }
   return LineKind::kUnknown;
+}
+
+LineKind SglangLogGrammar::capture_progress(std::string_view m, FactSink& out) {
+  if (!starts_with(m, "Capturing batches"))
+    return LineKind::kUnknown;
+  std::string done, total;
+  if (!RE2::PartialMatch(m, re_.capture_progress, &done, &total))
+    return LineKind::kKnown;
+  begin("decode_graph_capture");
+  builder_.add("captured", Value(static_cast<std::int64_t>(std::stoll(done))));
+  builder_.add("total", Value(static_cast<std::int64_t>(std::stoll(total))));
+  emit(out);
+  return LineKind::kFact;
 }
 
 LineKind SglangLogGrammar::versions_and_gpus(std::string_view m, FactSink& out) {

@@ -8,6 +8,8 @@
 // Fact kinds and fields (units in the names; every field the line prints is kept):
 //   launch_command         command (string, backslash continuations joined), program
 //                          ("sglang.launch_server", "sglang serve", ...)
+//   decode_graph_capture   captured, total (the "Capturing batches (bs=…): N%|…| a/b" bar: total
+//                          is the number of decode batch sizes captured)
 //   server_args            every ServerArgs field (Python repr values; nested objects also
 //                          flattened: cuda_graph_config.decode.max_bs); partial if elided/cut
 //   engine_version         version ("0.5.6.post2"), source ("pip show", "text", "image tag"),
@@ -87,6 +89,7 @@ class SglangLogGrammar final : public LogGrammar {
   LineKind capture(std::string_view message, FactSink& out);
   LineKind exception_line(std::string_view text, FactSink& out);
   LineKind versions_and_gpus(std::string_view text, FactSink& out);
+  LineKind capture_progress(std::string_view text, FactSink& out);
   LineKind emit_fields(std::string_view kind, std::string_view rest, FactSink& out);
   void begin(std::string_view kind);
   void emit(FactSink& out);

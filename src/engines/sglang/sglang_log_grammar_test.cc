@@ -594,6 +594,20 @@ TEST(SglangLogHeader, ADockerRunContinuedOverLines) {
   EXPECT_TRUE(read({"docker run --gpus all \\", "  nginx:latest"}).facts.empty());
 }
 
+TEST(SglangLogHeader, TheDecodeCaptureBarCountsTheBatchSizes) {
+  // As the corpus LFM2 log prints it (cuda_graph_runner.py's tqdm bar).
+  Fact f = one("Capturing batches (bs=1 avail_mem=2.39 GB): 100%|█| 4/4 [00:00<00:00,  7.80it/s]");
+  EXPECT_EQ(f.kind, "decode_graph_capture");
+  EXPECT_EQ(f.integer("total"), 4);
+  EXPECT_EQ(f.integer("captured"), 4);
+  EXPECT_EQ(one("Capturing batches (bs=24 avail_mem=9.1 GB):  38%|███▊      | 20/52 [00:02<00:03]")
+                .integer("total"),
+            52);
+  // Other bars are progress, not facts.
+  EXPECT_EQ(kind_of("Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:01<00:01]"),
+            LineKind::kKnown);
+}
+
 TEST(SglangLogHeader, VersionsFromPipShowCheckEnvAndImageTags) {
   Read pip = read({"Name: sglang", "Version: 0.5.6.post2"});
   ASSERT_EQ(pip.facts.size(), 1u);
@@ -647,9 +661,12 @@ TEST(SglangLogLines, UnknownKnownAndCapacityLooking) {
   EXPECT_EQ(kind_of("[2025-03-08 12:29:29] INFO:     127.0.0.1:49534 - \"GET /get_model_info "
                     "HTTP/1.1\" 200 OK"),
             LineKind::kKnown);
+  // The decode capture bar carries a figure (its total); other progress bars are known lines.
   EXPECT_EQ(
       kind_of("Capturing batches (bs=1 avail_mem=2.39 GB): 100%|█| 4/4 [00:00<00:00,  7.80it/"),
-      LineKind::kKnown);
+      LineKind::kFact);
+  EXPECT_EQ(kind_of("Loading safetensors checkpoint shards: 100% Completed | 2/2 [00:01<00:00]"),
+            LineKind::kKnown);
   EXPECT_EQ(kind_of(""), LineKind::kKnown);
   // A known line behind a foreign prefix is still read.
   Fact f = one("sglang-1  | KV Cache is allocated. #tokens: 100, K size: 1.00 GB, V size: 1.00 GB");

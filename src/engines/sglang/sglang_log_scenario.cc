@@ -222,6 +222,12 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
     figure(args, "cuda_graph_config.decode.max_bs", "cuda_graph_max_bs_decode.resolved", true);
   }
   figure(first_on_primary_rank(facts, "cuda_graph_bs"), "bs", "cuda_graph_bs", false);
+  // Without the list, the capture progress bar's total is its length (an excerpt keeps the bar
+  // more often than the dump).
+  if (first_on_primary_rank(facts, "cuda_graph_bs") == nullptr) {
+    figure(first_on_primary_rank(facts, "decode_graph_capture"), "total", "count:cuda_graph_bs",
+           false);
+  }
   // R3.1: the free memory the pools are sized from is the minimum over every rank, but a log
   // of one node of several shows that node's ranks only.
   std::int64_t nnodes = 1;

@@ -170,6 +170,8 @@ struct VllmLogGrammar::Patterns {
   RE2 logo_version{R"(\bversion\s+(\d+\.\d+\.\d+\S*))"};
   RE2 logo_model{R"(\bmodel\s+(\S+))"};
   RE2 api_version{R"(vLLM API server version (\S+))"};
+  RE2 capture_progress{
+      R"(^Capturing CUDA graph(?: shapes|s \(([^)]*)\)):\s*\d+%\|[^|]*\|\s*\d+/(\d+))"};
   // Version clues pasted beside a log: `pip freeze` / requirements (vllm==0.10.1.1),
   // collect_env's "vLLM Version: 0.10.1.1", an image tag (vllm/vllm-openai:v0.10.1.1).
   RE2 pinned_version{
@@ -553,6 +555,8 @@ LineKind VllmLogGrammar::plain(std::string_view t) {
     }
     return LineKind::kKnown;
   }
+  if (starts_with(t, "Capturing CUDA graph"))
+    return dispatch(t, "");  // a capture bar whose total is a figure
   if (has(t, "%|") || has(t, "it/s]") || has(t, "s/it]") || starts_with(t, "[...") ||
       starts_with(t, "[Gloo]") || starts_with(t, "<frozen") || has(t, "Warning:") ||
       starts_with(t, "warnings.warn") || starts_with(t, "`"))
@@ -1029,8 +1033,21 @@ LineKind VllmLogGrammar::graph_line(std::string_view m) {
       starts_with(m, "Capturing a cudagraph on") ||
       starts_with(m, "Capturing cudagraphs for decoding") ||
       starts_with(m, "CUDA graphs can take additional") ||
-      starts_with(m, "Capturing CUDA graph shapes") || starts_with(m, "Capturing CUDA graphs"))
+      starts_with(m, "Capturing CUDA graph shapes") || starts_with(m, "Capturing CUDA graphs")) {
+    // The piecewise capture goes over every capture size: its bar's total is their number
+    // (v1/worker/gpu_model_runner.py::capture_model). A FULL decode bar counts other sizes.
+    re2::StringPiece mode;
+    std::string total;
+    if (RE2::PartialMatch(m, re_.capture_progress, &mode, &total) &&
+        (mode.empty() || has(mode, "PIECEWISE"))) {
+      begin("graph_capture_progress");
+      builder_.add("mode", Value(mode.empty() ? std::string("shapes") : std::string(mode)));
+      builder_.add("total", Value(static_cast<std::int64_t>(std::stoll(total))));
+      emit();
+      return LineKind::kFact;
+    }
     return LineKind::kKnown;
+  }
   if (has(m, "CUDA graph memory profiling")) {
     begin("cuda_graph_profiling");
     // "CUDA graph memory profiling is enabled (default since v0.21.0). The current ..." or

@@ -15,6 +15,8 @@
 // joined with the unprefixed lines that continue it before its facts are emitted.
 //
 // Fact kinds and fields (units in the names, GiB as vLLM prints them):
+//   graph_capture_progress mode ("shapes", "mixed prefill-decode, PIECEWISE"), total: the
+//                         piecewise capture bar, whose total is the number of capture sizes
 //   engine_version        version ("0.19.0"), source ("logo", "engine config", "api server",
 //                         "pip show", "pinned requirement", "collect_env", "image tag"), image
 //   model_name            model (the logo's "model X" or "Starting to load model X")

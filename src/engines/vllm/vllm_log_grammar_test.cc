@@ -370,6 +370,21 @@ TEST(VllmLogGrammar, ADockerRunContinuedOverLinesNamesItsImageVersion) {
   EXPECT_TRUE(read({"docker run --gpus all \\", "  nginx:latest"}).facts.empty());
 }
 
+TEST(VllmLogGrammar, ThePiecewiseCaptureBarCountsTheCaptureSizes) {
+  Fact v1 = one(
+      "(EngineCore_0 pid=1) INFO 09-04 01:04:31 [gpu_model_runner.py:2708] Capturing CUDA graphs "
+      "(mixed prefill-decode, PIECEWISE): 100%|██████████| 67/67 [00:03<00:00, 20.1it/s]");
+  EXPECT_EQ(v1.kind, "graph_capture_progress");
+  EXPECT_EQ(v1.integer("total"), 67);
+  Fact old = one("Capturing CUDA graph shapes: 100%|██████████| 35/35 [00:10<00:00,  3.31it/s]");
+  EXPECT_EQ(old.integer("total"), 35);
+  // The FULL decode bar counts other sizes: known, not a fact.
+  Read full =
+      read({"(EngineCore_0 pid=1) INFO 09-04 01:04:31 [gpu_model_runner.py:2708] "
+            "Capturing CUDA graphs (decode, FULL): 100%|██████████| 51/51 [00:02<00:00]"});
+  EXPECT_TRUE(full.facts.empty());
+}
+
 TEST(VllmLogGrammar, VersionsPastedBesideTheLog) {
   EXPECT_EQ(one("vllm==0.10.1.1").text("version"), "0.10.1.1");
   EXPECT_EQ(one("vllm==0.10.1.1").text("source"), "pinned requirement");

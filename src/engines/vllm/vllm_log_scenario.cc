@@ -432,13 +432,17 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     figure(f, "max_model_len", "max_model_len", true);
   else
     figure(primary_fact(facts, "max_concurrency"), "tokens_per_request", "max_model_len", true);
-  if (config != nullptr) {
-    if (const IntList* sizes = config->int_list("compilation_config.cudagraph_capture_sizes")) {
-      IntList sorted = *sizes;
-      std::sort(sorted.begin(), sorted.end());
-      out.figures.push_back(
-          {"cudagraph_capture_sizes", Value(sorted), config->line, config->raw, true});
-    }
+  const IntList* sizes =
+      config != nullptr ? config->int_list("compilation_config.cudagraph_capture_sizes") : nullptr;
+  if (sizes != nullptr) {
+    IntList sorted = *sizes;
+    std::sort(sorted.begin(), sorted.end());
+    out.figures.push_back(
+        {"cudagraph_capture_sizes", Value(sorted), config->line, config->raw, true});
+  } else if (const Fact* bar = primary_fact(facts, "graph_capture_progress")) {
+    // Without the list (a cut engine config, an excerpt), the piecewise capture bar's total is
+    // its length.
+    figure(bar, "total", "count:cudagraph_capture_sizes", true);
   }
   if (out.figures.empty())
     out.missing.push_back(
