@@ -31,7 +31,10 @@ constexpr FamilyEntry kFamilies[] = {
     {"gemma", Family::kDense},
     {"phi", Family::kDense},
     {"phi3", Family::kDense},
-    {"mistral3", Family::kDense},    // text_config: mistral
+    {"mistral3", Family::kDense},  // text_config: mistral
+    {"glm", Family::kDense},       // GLM-4 dense (transformers GlmConfig: llama-shaped keys)
+    {"glm4", Family::kDense},      // GLM-4-0414 (Glm4Config: the same keys, extra norms)
+    {"olmo2", Family::kDense},
     {"llava_next", Family::kDense},  // text_config: the language model (granite-vision)
     {"qwen2_moe", Family::kMoe},
     {"qwen3_moe", Family::kMoe},
@@ -475,6 +478,25 @@ Status ConfigReader::read_quantization() {
     if (q.group_size > 0)
       q.scale_bits_per_weight = (16.0 + q.weight_bits) / q.group_size;
     q.unconverted = list_of("modules_to_not_convert");
+  } else if (method == "auto-round" || method == "auto_round" || method == "intel/auto-round") {
+    // AutoRound checkpoints are packed as GPTQ or AWQ (packing_format "auto_round:auto_gptq" /
+    // ":auto_awq"), and SGLang and vLLM load them with those kernels.
+    const std::string packing = to_lower(qc->value("packing_format", std::string("auto_gptq")));
+    q.method = packing.find("awq") != std::string::npos ? QuantMethod::kAwq : QuantMethod::kGptq;
+    q.weight_bits = qc->value("bits", 4);
+    q.group_size = qc->value("group_size", 128);
+    if (q.group_size > 0)
+      q.scale_bits_per_weight = (16.0 + q.weight_bits) / q.group_size;
+    q.unconverted = list_of("modules_to_not_convert");
+  } else if (method == "bitsandbytes") {
+    // bitsandbytes: 4-bit (nf4/fp4) with an fp32 absmax per 64-weight block, or int8 with an
+    // fp32 scale per row (negligible).
+    const bool four = qc->value("load_in_4bit", false);
+    q.method = QuantMethod::kGptq;  // an integer weight-only scheme of the same weight arithmetic
+    q.weight_bits = four ? 4 : 8;
+    q.group_size = four ? 64 : 0;
+    q.scale_bits_per_weight = four ? 32.0 / 64 : 0.0;
+    q.unconverted = list_of("llm_int8_skip_modules");
   } else if (method == "mxfp4") {
     q.method = QuantMethod::kMxfp4;
     q.weight_bits = 4;
@@ -498,7 +520,8 @@ Status ConfigReader::read_quantization() {
   } else {
     return error(
         fmt::format("quantization_config.quant_method '{}' is not modelled; supported: "
-                    "fp8, compressed-tensors, awq, gptq, mxfp4, modelopt (fp8/nvfp4)",
+                    "fp8, compressed-tensors, awq, gptq, auto-round, bitsandbytes, mxfp4, "
+                    "modelopt (fp8/nvfp4)",
                     q.name));
   }
   q.index_unconverted();

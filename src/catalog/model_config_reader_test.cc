@@ -218,6 +218,32 @@ TEST(ModelConfig, MalformedJsonNamesTheFileAndByte) {
   EXPECT_NE(m.message().find("not valid JSON"), std::string::npos) << m.message();
 }
 
+// A GLM-4-0414-shaped config (its published config.json keys, written here for the test) with an
+// AutoRound quantization_config as Intel publishes them.
+constexpr char kGlm4AutoRound[] = R"({
+  "architectures": ["Glm4ForCausalLM"], "model_type": "glm4", "hidden_size": 4096,
+  "intermediate_size": 13696, "num_hidden_layers": 40, "num_attention_heads": 32,
+  "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 151552,
+  "max_position_embeddings": 32768, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "attention_bias": true,
+  "quantization_config": {"quant_method": "auto-round", "bits": 4, "group_size": 128,
+                          "sym": true, "packing_format": "auto_round:auto_gptq"}})";
+
+TEST(ModelConfig, GlmDenseWithAutoRoundIsAGptqShapedModel) {
+  auto m = read_model_config(kGlm4AutoRound, "glm4.json");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->num_layers, 40);
+  EXPECT_EQ(m->num_kv_heads, 2);
+  EXPECT_EQ(m->quant.method, QuantMethod::kGptq);
+  EXPECT_EQ(m->quant.weight_bits, 4);
+  // By hand: 2 × 151552 × 4096 embedding/head + 40 × (q, k, v, o: 4096·(4096 + 2·256 + 4096)
+  // + 3 · 4096 · 13696) = 9.40 B parameters.
+  WeightEstimate w = estimate_weights(*m, {1, true});
+  EXPECT_NEAR(w.total_params / 1e9, 9.40, 0.02);
+  // int4 linear layers plus group scales: far below the bf16 18.8 GB.
+  EXPECT_LT(w.bytes_per_gpu / kGiB, 7.0);
+}
+
 TEST(ModelConfig, UnknownArchitectureNamesTheField) {
   auto m = read_model_config(R"({"model_type": "mamba", "architectures": ["MambaForCausalLM"]})",
                              "cfg.json");
