@@ -727,6 +727,10 @@ LineKind VllmLogGrammar::capacity_line(std::string_view m) {
     else
       fact_.partial = true;
     emit();
+    // From 2026-08-04 (#50462, V13) one line carries both: "GPU KV cache size: N tokens,
+    // Maximum concurrency for L tokens per request: X.XXx" (KCU.update_kv_cache_capacity).
+    if (const auto at = m.find("Maximum concurrency for"); at != std::string_view::npos)
+      return capacity_line(m.substr(at));
     return LineKind::kFact;
   }
   if (starts_with(m, "Maximum concurrency for")) {

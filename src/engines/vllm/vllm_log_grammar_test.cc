@@ -370,6 +370,20 @@ TEST(VllmLogGrammar, ADockerRunContinuedOverLinesNamesItsImageVersion) {
   EXPECT_TRUE(read({"docker run --gpus all \\", "  nginx:latest"}).facts.empty());
 }
 
+TEST(VllmLogGrammar, TheMergedKvSizeAndConcurrencyLineOf2026) {
+  // vLLM #50462 (2026-08-04, V13): one line from KCU.update_kv_cache_capacity.
+  Read r =
+      read({"(EngineCore pid=2) INFO 11-04 01:04:29 [kv_cache_utils.py:1401] GPU KV cache "
+            "size: 126,256 tokens, Maximum concurrency for 40,960 tokens per request: 3.08x"});
+  ASSERT_EQ(r.facts.size(), 2u);
+  EXPECT_EQ(r.facts[0].kind, "kv_cache_size");
+  EXPECT_EQ(r.facts[0].integer("tokens"), 126256);
+  EXPECT_EQ(r.facts[1].kind, "max_concurrency");
+  EXPECT_EQ(r.facts[1].integer("tokens_per_request"), 40960);
+  EXPECT_DOUBLE_EQ(num(r.facts[1], "concurrency"), 3.08);
+  EXPECT_EQ(r.facts[1].line, 1u);
+}
+
 TEST(VllmLogGrammar, ThePiecewiseCaptureBarCountsTheCaptureSizes) {
   Fact v1 = one(
       "(EngineCore_0 pid=1) INFO 09-04 01:04:31 [gpu_model_runner.py:2708] Capturing CUDA graphs "
