@@ -2,7 +2,9 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "core/text.h"
 #include "engines/log_text.h"
@@ -417,6 +419,23 @@ LineKind SglangLogGrammar::dispatch(std::string_view message, FactSink& out) {
     emit(out);
     return LineKind::kFact;
   }
+  // From 0.5.17 (#33375, #33598; memory_pool.py::_finalize_allocation_log): a labelled pool
+  // ("Draft KV Cache is allocated", a HiCache host pool) and, with post-capture sizing, the
+  // virtual upper bound before the real size is known.
+  if (const auto at = m.find(" KV Cache is allocated");
+      at != std::string_view::npos && at > 0 && at <= 40 &&
+      std::all_of(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(at), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == ' ' || c == '_' || c == '-';
+      })) {
+    begin("kv_cache_allocated");
+    builder_.add("label", Value(std::string(m.substr(0, at))));
+    scanner_.scan(after(m, "KV Cache is allocated"), builder_);
+    fact_.partial = !builder_.has("k_size_gb") && !builder_.has("kv_size_gb");
+    emit(out);
+    return LineKind::kFact;
+  }
+  if (starts_with(m, "KV Cache VA upper bound"))
+    return emit_fields("kv_cache_va_upper_bound", after(m, "KV Cache VA upper bound"), out);
   if (starts_with(m, "Mamba Cache is allocated"))
     return emit_fields("mamba_cache_allocated", after(m, "Mamba Cache is allocated"), out);
   if (starts_with(m, "Memory pool end"))

@@ -20,7 +20,9 @@
 //   load_weight_end        avail_mem_gb (A), mem_usage_gb (weights), elapsed_s, type, dtype,
 //                          quant, fmt
 //   kv_cache_dtype         dtype                        ("Using KV cache dtype: ...")
-//   kv_cache_allocated     tokens (#tokens), dtype, k_size_gb, v_size_gb | kv_size_gb
+//   kv_cache_allocated     tokens (#tokens), dtype, k_size_gb, v_size_gb | kv_size_gb; label
+//                          for a labelled pool ("Draft KV Cache is allocated", 0.5.17+)
+//   kv_cache_va_upper_bound  tokens, dtype, sizes: post-capture sizing's virtual upper bound
 //   mamba_cache_allocated  max_mamba_cache_size (K), conv_state_size_gb, ssm_state_size_gb,
 //                          intermediate_*_size_gb
 //   swa_pool               full_layer_tokens, swa_layer_tokens

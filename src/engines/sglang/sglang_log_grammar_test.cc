@@ -594,6 +594,28 @@ TEST(SglangLogHeader, ADockerRunContinuedOverLines) {
   EXPECT_TRUE(read({"docker run --gpus all \\", "  nginx:latest"}).facts.empty());
 }
 
+TEST(SglangLogLines, LabelledPoolsAndTheVirtualUpperBoundOf0517) {
+  // memory_pool.py::_finalize_allocation_log (#33375, #33598): the line forms of 0.5.17+.
+  Read r =
+      read({"[2026-09-20 10:00:31 TP0] KV Cache is allocated. dtype: torch.bfloat16, "
+            "#tokens: 2073445, K size: 12.00 GB, V size: 12.00 GB",
+            "[2026-09-20 10:00:31 TP0] Draft KV Cache is allocated. dtype: torch.bfloat16, "
+            "#tokens: 2073445, K size: 1.20 GB, V size: 1.20 GB",
+            "[2026-09-20 10:00:31 TP0] KV Cache VA upper bound. dtype: torch.bfloat16, "
+            "#tokens: 2100000, K size: 12.20 GB, V size: 12.20 GB"});
+  ASSERT_EQ(r.facts.size(), 3u);
+  EXPECT_FALSE(r.facts[0].has("label"));
+  EXPECT_EQ(r.facts[1].kind, "kv_cache_allocated");
+  EXPECT_EQ(r.facts[1].text("label"), "Draft");
+  EXPECT_EQ(r.facts[2].kind, "kv_cache_va_upper_bound");
+  EXPECT_EQ(r.facts[2].integer("tokens"), 2100000);
+  // A container prefix is not a label: the pool behind it is the target's.
+  Fact docker =
+      one("sglang-1  | KV Cache is allocated. #tokens: 100, K size: 1.00 GB, V size: 1.00 GB");
+  EXPECT_EQ(docker.kind, "kv_cache_allocated");
+  EXPECT_FALSE(docker.has("label"));
+}
+
 TEST(SglangLogHeader, TheDecodeCaptureBarCountsTheBatchSizes) {
   // As the corpus LFM2 log prints it (cuda_graph_runner.py's tqdm bar).
   Fact f = one("Capturing batches (bs=1 avail_mem=2.39 GB): 100%|█| 4/4 [00:00<00:00,  7.80it/s]");

@@ -209,8 +209,15 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   figure(capacity, "context_len", "context_len", false);
   figure(capacity, "chunked_prefill_size", "chunked_prefill_size", true);
   if (capacity == nullptr || !capacity->has("max_total_num_tokens")) {
-    figure(first_on_primary_rank(facts, "kv_cache_allocated"), "tokens", "max_total_num_tokens",
-           false);
+    // The target's pool: an unlabelled one (a "Draft" or host pool is labelled from 0.5.17).
+    const Fact* pool = nullptr;
+    for (const Fact& f : facts) {
+      if (f.kind == "kv_cache_allocated" && !f.has("label") && f.rank.is_primary()) {
+        pool = &f;
+        break;
+      }
+    }
+    figure(pool, "tokens", "max_total_num_tokens", false);
   }
   figure(first_on_primary_rank(facts, "mamba_cache_allocated"), "max_mamba_cache_size",
          "max_mamba_cache_size", false);

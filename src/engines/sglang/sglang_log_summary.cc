@@ -60,7 +60,13 @@ class Builder {
 
   // `speculative`: the dump names a draft model (yes / no / no dump).
   void kv_cache(std::optional<bool> speculative) {
-    const std::vector<const Fact*> pools = on_first_rank("kv_cache_allocated");
+    std::vector<const Fact*> pools = on_first_rank("kv_cache_allocated");
+    // Labelled pools (0.5.17+: "Draft KV Cache is allocated", host pools) name themselves.
+    for (const Fact* f : pools) {
+      if (auto label = f->text("label"))
+        kv_pool(*label + " KV cache", *f);
+    }
+    std::erase_if(pools, [](const Fact* f) { return f->has("label"); });
     if (pools.empty())
       return;
     kv_pool("KV cache", *pools[0]);
