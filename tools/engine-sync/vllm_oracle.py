@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""vLLM KV-cache oracle: what a real vLLM release's own KV planning resolves, on this CPU-only machine.
+
+usage: vllm_oracle.py [VERSION ...] [--cases N] [--seed S] [--jobs J] [--overlay NAME|venv] [--out DIR]
+Default: 0.33.0 0.19.0 0.25.0 0.30.0, 2000 cases each, seed 20261202, into tests/oracle/.
+
+For each release: the CUDA wheel (.cache/wheels/vllm/, common.wheel_path) is unpacked once into
+.cache/src/vllm-VERSION/ without its compiled extensions (their module names are written to
+.native-modules there and stubbed) and put first on sys.path of the project venv .venv-vllm
+(setup_venv.sh vllm), after it a package set of overlays-vllm.txt if the release needs one
+(0.19.0: transformers 4.57.1; chosen by a probe, venv first). Scenarios are generated here
+(seeded, deterministic) from data/models/*.json and data/gpus.csv, and run in worker processes
+of the venv (vllm_oracle_worker.py): per case
+
+  1. EngineArgs(model=ORG/NAME, tensor_parallel_size, block_size, kv_cache_dtype, max_model_len,
+     enable_prefix_caching).create_engine_config(usage_context=OPENAI_API_SERVER) with the
+     platform faked to the case's GPU (cwd holds ORG/NAME/config.json);
+  2. the attention backend the release's selector picks (vllm.v1.attention.selector.get_attn_backend)
+     and, where the release has it (0.25+), Platform.update_block_size_for_backend (the executor's
+     block-size preference and hybrid attention/mamba alignment) with one stand-in layer per
+     attention layer in static_forward_context;
+  3. per-layer KV specs built from the config (vllm_oracle_worker.layer_plan/build_specs, README.md),
+     the same dict for each of the tp workers, available memory = the case's available_bytes per worker;
+  4. as EngineCore._initialize_kv_caches: register_all_kvcache_specs, resolve_kv_cache_layout (0.30+),
+     get_global_kv_cache_groups (0.33), get_kv_cache_configs, generate_scheduler_kv_cache_config,
+     block_size = min over groups, update_kv_cache_capacity / get_kv_cache_capacity (0.19: the
+     figures its _report_kv_cache_config logs + get_max_concurrency_for_kv_cache_config).
+
+Output: tests/oracle/vllm-VERSION.jsonl: a header line, then one line per case (see README.md).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import oracle  # noqa: E402  the SGLang oracle's model/GPU loaders (data/models, data/gpus.csv)
+
+DEFAULT_VERSIONS = ["0.33.0", "0.19.0", "0.25.0", "0.30.0"]
+DEFAULT_SEED = 20261202
+KV_GPUS = ["h100-sxm", "h200", "b200", "a100-80gb", "l40s", "rtx-pro-6000", "rtx-4090"]
+VENV = os.path.join(HERE, ".venv-vllm")
+PATCHES = ("stubs: every compiled extension module of the wheel (*.so names, e.g. vllm._C, _moe_C, "
+           "_flashmla_C, vllm_flash_attn._vllm_fa3_C, cumem_allocator) is a permissive stub module; "
+           "torch.ops namespaces _C/_moe_C/_C_cache_ops/... answer a dummy for missing ops and "
+           "torch.library.register_fake ignores them; inert torchvision (0.28.0); the no-triton "
+           "placeholder's triton.Config gets attributes; vllm.platforms.current_platform = a "
+           "CudaPlatformBase subclass answering the case's GPU (capability, name, total memory "
+           "= memory_mib of data/gpus.csv, 8 devices, fully connected); registry._run_in_subprocess "
+           "runs in-process; no flashinfer installed (FlashInfer backends are unavailable, as "
+           "without flashinfer-python); the KV modules' loggers are recorded; os.environ restored per case")
+SPEC_CONSTRUCTION = (
+    "per decoder layer i of model_config.get_num_layers(parallel_config) (pp 1, no MTP/draft layers): "
+    "hybrid (model_config.is_hybrid) and layer_types[i]=='linear_attention' -> MambaSpec(shapes/dtypes = "
+    "the model class's get_mamba_state_shape_from_config/get_mamba_state_dtype_from_config(vllm_config), "
+    "block_size=cache_config.mamba_block_size, page_size_padded=cache_config.mamba_page_size_padded, "
+    "mamba_type=GDN, mamba_cache_mode=cache_config.mamba_cache_mode, num_speculative_blocks=0); "
+    "model_config.use_mla -> MLAAttentionSpec(block_size, num_kv_heads=1, head_size=get_head_size() "
+    "(kv_lora_rank+qk_rope_head_dim), cache_dtype_str=cache_dtype); layer_types[i]=='sliding_attention' "
+    "-> SlidingWindowSpec(sliding_window=config.sliding_window); attention_chunk_size and "
+    "no_rope_layers[i]!=0 -> ChunkedLocalAttentionSpec(attention_chunk_size); else FullAttentionSpec; "
+    "attention specs: block_size=cache_config.block_size after update_block_size_for_backend, "
+    "num_kv_heads=model_config.get_num_kv_heads(parallel_config), head_size=head_size_v=get_head_size(), "
+    "dtype=kv_cache_dtype_str_to_dtype(cache_dtype, model_config) (fp8 -> uint8 storage), kv_quant_mode "
+    "where the release has it; only fields the release's dataclass has are passed")
+
+
+# ====================================================================== scenarios
+def generate(version: str, n: int, seed: int) -> list[dict]:
+    rng = random.Random(f"{seed}:{version}:kv")
+    models = oracle.load_models()
+    gpus = {g["key"]: g for g in load_gpus()}
+    cases = []
+    for i in range(n):
+        while True:
+            m, g = rng.choice(models), gpus[rng.choice(KV_GPUS)]
+            tps = [t for t in (1, 2, 4, 8) if m["weight_gib"] / t < 0.85 * g["mem"] / 1024
+                   and m["heads"] % t == 0]
+            if tps:
+                break
+        tp = rng.choice(tps)
+        r = rng.random()
+        bs = None if r < 0.4 else rng.choice([16, 32, 64])
+        kvd = "fp8" if rng.random() < 0.3 else "auto"
+        r = rng.random()
+        if r < 0.15:
+            mml = None
+        elif r < 0.20:
+            mml = -1
+        elif r < 0.30:
+            mml = rng.choice([3000, 5000, 10000, 12345, 20000, 100000])
+            mml = mml if mml <= m["maxpos"] else m["maxpos"] - 1
+        else:
+            mml = rng.choice([c for c in (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+                              if c <= m["maxpos"]])
+        avail = int(rng.uniform(0.03, 0.6) * (g["mem"] << 20))
+        epc = rng.random() < 0.5
+        argv = ["vllm", "serve", m["id"]]
+        if tp > 1:
+            argv += ["--tensor-parallel-size", str(tp)]
+        if bs:
+            argv += ["--block-size", str(bs)]
+        if kvd != "auto" or rng.random() < 0.2:
+            argv += ["--kv-cache-dtype", kvd]
+        if mml is not None:
+            argv += ["--max-model-len", str(mml)]
+        argv += ["--enable-prefix-caching" if epc else "--no-enable-prefix-caching"]
+        cases.append({"case": i, "kind": "kv", "model": m["id"], "gpu": g["key"], "gpu_name": g["name"],
+                      "gpu_memory_mib": g["mem"], "capability": g["cap"], "tp": tp, "block_size": bs,
+                      "kv_cache_dtype": kvd, "max_model_len": mml, "enable_prefix_caching": epc,
+                      "available_bytes": avail, "argv": argv})
+    return cases
+
+
+def load_gpus() -> list[dict]:
+    import csv
+    with open(os.path.join(ROOT, "data", "gpus.csv")) as f:
+        rows = {r["key"]: r for r in csv.DictReader(f)}
+    return [dict(key=k, name=rows[k]["smi_name"], mem=int(rows[k]["memory_mib"]),
+                 cap=rows[k]["compute_capability"]) for k in KV_GPUS if k in rows]
+
+
+# ====================================================================== driver
+def release_tree(version: str) -> str:
+    import common
+    d = os.path.join(common.CACHE, "src", f"vllm-{version}")
+    if not os.path.exists(os.path.join(d, ".native-modules")):
+        shutil.rmtree(d, ignore_errors=True)
+        tmp = d + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        native = []
+        with zipfile.ZipFile(common.wheel_path("vllm", version)) as z:
+            for name in z.namelist():
+                if not name.startswith("vllm/"):
+                    continue
+                if name.endswith(".so"):
+                    native.append(name.split(".")[0].replace("/", "."))
+                    continue
+                z.extract(name, tmp)
+        with open(os.path.join(tmp, ".native-modules"), "w") as f:
+            f.write("\n".join(sorted(native)) + "\n")
+        os.replace(tmp, d)
+    return d
+
+
+def package_sets() -> list[tuple[str, str]]:
+    sets = [("venv", "-")]
+    path = os.path.join(HERE, "overlays-vllm.txt")
+    for line in open(path):
+        w = line.split()
+        if w and not w[0].startswith("#"):
+            sets.append((w[0], os.path.join(VENV, "overlays", w[0])))
+    return sets
+
+
+def run_workers(version: str, overlay: str, cases: list[dict], jobs: int) -> tuple[list[dict], dict]:
+    """Run cases in `jobs` worker processes of the venv; a worker that dies is restarted after the
+    case it died on (recorded with an error)."""
+    py = os.path.join(VENV, "bin", "python")
+    if not os.path.exists(py):
+        raise SystemExit("no venv: run tools/engine-sync/setup_venv.sh vllm")
+    src = release_tree(version)
+    tmp = tempfile.mkdtemp(prefix=f"oracle-vllm-{version}-")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               PYTHONWARNINGS="ignore", VLLM_LOGGING_LEVEL="CRITICAL", VLLM_NO_USAGE_STATS="1",
+               VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+    env.pop("PYTHONPATH", None)
+    info: dict = {}
+    results: dict[int, dict] = {}
+    try:
+        oracle.write_models(os.path.join(tmp, "models"))
+        attempt = 0
+
+        def launch(chunk):
+            nonlocal attempt
+            attempt += 1
+            base = os.path.join(tmp, f"a{attempt}")
+            with open(base + ".in", "w") as f:
+                for c in chunk:
+                    f.write(json.dumps(c) + "\n")
+            p = subprocess.Popen([py, os.path.join(HERE, "vllm_oracle_worker.py"), src, overlay,
+                                  base + ".in", base + ".out"],
+                                 stdout=subprocess.DEVNULL, stderr=open(base + ".err", "w"),
+                                 env=env, cwd=os.path.join(tmp, "models"))
+            return (p, base, chunk)
+
+        running = [launch(cases[j::jobs]) for j in range(jobs) if cases[j::jobs]]
+        dead_in_a_row = 0
+        while running:
+            time.sleep(0.3)
+            still = []
+            for p, base, chunk in running:
+                if p.poll() is None:
+                    still.append((p, base, chunk))
+                    continue
+                got = 0
+                if os.path.exists(base + ".out"):
+                    with open(base + ".out") as f:
+                        for line in f:
+                            if not line.endswith("\n"):
+                                break
+                            d = json.loads(line)
+                            if "worker" in d:
+                                info.update(d["worker"])
+                            else:
+                                results[d["case"]] = d
+                                got += 1
+                if got < len(chunk):
+                    err = [l for l in open(base + ".err").read().splitlines() if l.strip()]
+                    last = (err[-1] if err else f"exit {p.returncode}")[:200]
+                    if "import_s" not in info:
+                        raise RuntimeError(f"worker failed to start: {last}")
+                    dead_in_a_row = dead_in_a_row + 1 if got == 0 else 0
+                    if dead_in_a_row >= 3:
+                        for q, _, _ in still + running:
+                            if q.poll() is None:
+                                q.kill()
+                        raise RuntimeError(f"workers die on every case: {last}")
+                    bad = chunk[got]
+                    results[bad["case"]] = dict(bad, error=f"WorkerDied: {last}")
+                    if chunk[got + 1:]:
+                        still.append(launch(chunk[got + 1:]))
+            running = still
+        return [results[c["case"]] for c in cases], info
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def probe_cases() -> list[dict]:
+    """One plain case per model: H200, smallest tp that holds it, 40 GiB available, 4096 tokens."""
+    g = next(g for g in load_gpus() if g["key"] == "h200")
+    out = []
+    for i, m in enumerate(oracle.load_models()):
+        tp = next((t for t in (1, 2, 4, 8) if m["weight_gib"] / t < 0.85 * g["mem"] / 1024
+                   and m["heads"] % t == 0), 8)
+        out.append({"case": i, "kind": "kv", "model": m["id"], "gpu": g["key"], "gpu_name": g["name"],
+                    "gpu_memory_mib": g["mem"], "capability": g["cap"], "tp": tp, "block_size": None,
+                    "kv_cache_dtype": "auto", "max_model_len": 4096, "enable_prefix_caching": True,
+                    "available_bytes": 40 << 30, "argv": []})
+    return out
+
+
+def fits_release(version: str, pset: tuple[str, str]) -> bool:
+    """Whether the set's transformers meets the release's Requires-Dist (0.19.0: <5)."""
+    import common
+    from packaging.requirements import Requirement
+    with zipfile.ZipFile(common.wheel_path("vllm", version)) as z:
+        meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    spec = next((Requirement(l.split(":", 1)[1].strip()).specifier for l in meta.splitlines()
+                 if l.startswith("Requires-Dist: transformers")), None)
+    tf = versions_of(pset[1]).get("transformers")
+    return spec is None or (tf is not None and spec.contains(tf))
+
+
+def choose_package_set(version: str, forced: str | None) -> tuple[str, str, int | None]:
+    sets = package_sets()
+    if forced:
+        sets = [s for s in sets if s[0] == forced]
+        if not sets:
+            raise SystemExit(f"unknown package set {forced}")
+        return sets[0][0], sets[0][1], None
+    sets.sort(key=lambda s: not fits_release(version, s))  # sets meeting the wheel's pins first
+    probe = probe_cases()
+    best = None
+    for name, odir in sets:
+        try:
+            res, _ = run_workers(version, odir, probe, 2)
+        except RuntimeError as e:
+            print(f"  vllm {version} with {name}: {e}", file=sys.stderr)
+            continue
+        ok = sum(1 for r in res if "error" not in r)
+        print(f"  vllm {version} with {name}: {ok}/{len(res)} probe cases resolve", file=sys.stderr)
+        if best is None or ok > best[0]:
+            best = (ok, name, odir)
+        if ok == len(res):
+            break
+    if best is None:
+        raise SystemExit(f"vllm {version}: no package set imports")
+    return best[1], best[2], best[0]
+
+
+def versions_of(odir: str) -> dict:
+    py = os.path.join(VENV, "bin", "python")
+    code = ("import importlib.metadata as m, json, sys\n"
+            "out = {}\n"
+            "for p in ('torch', 'transformers', 'tokenizers', 'huggingface_hub', 'pydantic', 'numpy', "
+            "'compressed-tensors', 'xgrammar'):\n"
+            "    try: out[p] = m.version(p)\n"
+            "    except Exception: out[p] = None\n"
+            "print(json.dumps(out))\n")
+    env = dict(os.environ)
+    if odir and odir != "-":
+        env["PYTHONPATH"] = odir
+    r = subprocess.run([py, "-c", code], capture_output=True, text=True, env=env)
+    try:
+        return json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return {}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("versions", nargs="*")
+    ap.add_argument("--cases", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--overlay", help="package set: venv or an overlays-vllm.txt name (default: probe)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "tests", "oracle"))
+    a = ap.parse_args()
+    versions = a.versions or DEFAULT_VERSIONS
+    os.makedirs(a.out, exist_ok=True)
+    for v in versions:
+        t0 = time.time()
+        name, odir, probe_ok = choose_package_set(v, a.overlay)
+        cases = generate(v, a.cases, a.seed)
+        t1 = time.time()
+        res, info = run_workers(v, odir, cases, a.jobs)
+        t2 = time.time()
+        ok = sum(1 for r in res if "error" not in r)
+        errs: dict = {}
+        for r in res:
+            if "error" in r:
+                k = r["error"].split(":")[0]
+                errs[k] = errs.get(k, 0) + 1
+        cmd = f"python3 tools/engine-sync/vllm_oracle.py {v} --cases {a.cases} --seed {a.seed} --overlay {name}"
+        header = {"generated_by": cmd, "release": v, "seed": a.seed, "cases": len(res), "kinds": ["kv"],
+                  "resolved": ok, "errors": len(res) - ok, "error_kinds": errs, "patches": PATCHES,
+                  "spec_construction": SPEC_CONSTRUCTION,
+                  "available_bytes": "per GPU worker: the bytes vLLM's determine_available_memory would "
+                                     "report for the KV cache (after weights, activation peak, CUDA graphs, "
+                                     "i.e. already under gpu_memory_utilization); given to get_kv_cache_configs "
+                                     "for each of the tp workers",
+                  "package_set": name, "packages": versions_of(odir),
+                  "requirements": "tools/engine-sync/requirements-vllm.lock"
+                                  + (f" + overlays-vllm.txt {name}" if name != "venv" else ""),
+                  "date": datetime.date.today().isoformat(),
+                  "seconds": {"choose_package_set": round(t1 - t0, 1), "run": round(t2 - t1, 1),
+                              "import": info.get("import_s"), "jobs": a.jobs},
+                  "mean_case_ms": info.get("mean_case_ms"), "probe_resolved": probe_ok}
+        path = os.path.join(a.out, f"vllm-{v}.jsonl")
+        with open(path + ".tmp", "w") as f:
+            f.write(json.dumps(header) + "\n")
+            for r in res:
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+        os.replace(path + ".tmp", path)
+        print(f"vllm {v}: {ok}/{len(res)} resolved with {name}, {t2 - t0:.0f} s -> "
+              f"{os.path.relpath(path, ROOT)} errors {errs}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
