@@ -79,11 +79,22 @@ engine-diff:
 
 # SGLang ServerArgs oracle (tools/engine-sync/oracle.py, in .venv-sglang): each release's own
 # server-argument resolution on generated scenarios with the GPU faked -> tests/oracle/sglang-VERSION.jsonl
-#   make oracle [ORACLE_VERSIONS="0.5.16 0.5.23"] [ORACLE_CASES=2000] [ORACLE_JOBS=2]
+# vLLM KV-cache oracle (tools/engine-sync/vllm_oracle.py, in .venv-vllm): each release's own KV planning
+# (get_kv_cache_configs, KV cache size / max concurrency) on generated scenarios -> tests/oracle/vllm-VERSION.jsonl
+#   make oracle [ORACLE_ENGINES=sglang] [ORACLE_VERSIONS="0.5.16 0.5.23"] [ORACLE_VLLM_VERSIONS="0.33.0"]
+#               [ORACLE_CASES=2000] [ORACLE_JOBS=2]
+ORACLE_ENGINES ?= sglang vllm
 ORACLE_VERSIONS ?= 0.5.16 0.5.23 0.5.9 0.5.20
+ORACLE_VLLM_VERSIONS ?= 0.33.0 0.19.0 0.25.0 0.30.0
 ORACLE_CASES ?= 2000
 ORACLE_JOBS ?= 2
 .PHONY: oracle
 oracle:
+ifneq ($(filter sglang,$(ORACLE_ENGINES)),)
 	@tools/engine-sync/setup_venv.sh sglang
 	@python3 tools/engine-sync/oracle.py $(ORACLE_VERSIONS) --cases $(ORACLE_CASES) --jobs $(ORACLE_JOBS)
+endif
+ifneq ($(filter vllm,$(ORACLE_ENGINES)),)
+	@tools/engine-sync/setup_venv.sh vllm
+	@python3 tools/engine-sync/vllm_oracle.py $(ORACLE_VLLM_VERSIONS) --cases $(ORACLE_CASES) --jobs $(ORACLE_JOBS)
+endif
