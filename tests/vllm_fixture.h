@@ -17,8 +17,9 @@ namespace servescope::testing {
 struct VllmRun {
   std::string command;  // "vllm serve MODEL ..."
   std::string gpu = "h100-sxm";
-  std::string engine = "vllm";  // vllm@0.19.0, vllm@2026-03-01, ...
-  std::string model;            // --model override (a stand-in config)
+  // The rules as vllm-capacity.md describes them (main 2026-05-27); vllm@0.19.0, ... for others.
+  std::string engine = "vllm@2026-05-27";
+  std::string model;  // --model override (a stand-in config)
   std::optional<double> total, weights, activation, non_torch, cuda_graph, kv_memory, free;
   std::vector<std::string> env;
 };

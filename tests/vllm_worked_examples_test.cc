@@ -106,7 +106,7 @@ TEST(VllmWorkedExampleB, Fp8KvDoublesBlocksAndMovesTheBackendOffSm90) {
 }
 
 // §11.C Qwen3-Next-80B-A3B, TP 4 on 4× H100, 30 GiB per rank (page math).
-VllmRun qwen3_next(const std::string& extra = "", const std::string& engine = "vllm") {
+VllmRun qwen3_next(const std::string& extra = "", const std::string& engine = "vllm@2026-05-27") {
   VllmRun r;
   r.command = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct -tp 4 --max-model-len 32768 " + extra;
   r.engine = engine;

@@ -16,7 +16,7 @@ namespace {
 constexpr char kLlama[] = "vllm serve meta-llama/Llama-3.1-8B-Instruct ";
 
 VllmRun run(const std::string& args, const std::string& gpu = "h100-sxm",
-            std::optional<double> kv = 20.0, const std::string& engine = "vllm") {
+            std::optional<double> kv = 20.0, const std::string& engine = "vllm@2026-05-27") {
   VllmRun r;
   r.command = args;
   r.gpu = gpu;
@@ -26,7 +26,7 @@ VllmRun run(const std::string& args, const std::string& gpu = "h100-sxm",
 }
 
 // A llama-shaped profile: T = 79.19 GiB, W 14.99, A 1.89, N 0.25 (the v0.19.0 sweep's run).
-VllmRun profiled(const std::string& extra, const std::string& engine = "vllm") {
+VllmRun profiled(const std::string& extra, const std::string& engine = "vllm@2026-05-27") {
   VllmRun r =
       run(std::string(kLlama) + "--max-model-len 8192 " + extra, "h100-sxm", std::nullopt, engine);
   r.total = 79.19;
@@ -272,6 +272,48 @@ TEST(V6_3_PrefixCaching, HybridModelsDefaultOffAndAlignWhenOn) {
   EXPECT_TRUE(vllm_plan(run(kLlama)).graph.value("enable_prefix_caching").as_bool());
 }
 
+// --- After main 2026-05-27 (currency-2026-12.md §2.2)
+// ----------------------------------------------
+
+TEST(V6_3_PrefixCaching, HybridModelsDefaultOnFrom2026_08_04) {
+  // V6 (#50991): prefix caching on by default for hybrids, in the align mode.
+  const std::string next =
+      "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct -tp 4 --max-model-len 32768 ";
+  Plan before = vllm_plan(run(next, "h100-sxm", 30.0, "vllm@2026-08-03"));
+  EXPECT_FALSE(before.graph.value("enable_prefix_caching").as_bool());
+  Plan after = vllm_plan(run(next, "h100-sxm", 30.0, "vllm@2026-08-04"));
+  EXPECT_TRUE(after.graph.value("enable_prefix_caching").as_bool());
+  EXPECT_EQ(text_of(after, "mamba_cache_mode"), "align");
+  // The same pages per request as typing --enable-prefix-caching before.
+  EXPECT_EQ(value_of(after, "blocks_per_request"), 121 + 3 * 2);
+}
+
+TEST(V6_1_BatchDefaults, DevicesOf160GibDefaultTo16kTokensFrom2026_08_11) {
+  // V17 (#51726): B200 (183,359 MiB) gets 16384 tokens; H200 (143,771 MiB) keeps 8192.
+  EXPECT_EQ(
+      value_of(vllm_plan(run(kLlama, "b200", 20.0, "vllm@2026-08-10")), "max_num_batched_tokens"),
+      8192);
+  EXPECT_EQ(
+      value_of(vllm_plan(run(kLlama, "b200", 20.0, "vllm@2026-08-11")), "max_num_batched_tokens"),
+      16384);
+  EXPECT_EQ(
+      value_of(vllm_plan(run(kLlama, "h200", 20.0, "vllm@2026-08-11")), "max_num_batched_tokens"),
+      8192);
+}
+
+TEST(V7_3_CaptureSizes, TheSm10xFamilyCapturesUpTo1024From2026_08_07) {
+  // V15 (#49390): min(max_num_seqs·q·2, 1024) on SM 10.x, then ≤ max_num_batched_tokens.
+  EXPECT_EQ(value_of(vllm_plan(run(kLlama, "b200", 20.0, "vllm@2026-08-06")),
+                     "max_cudagraph_capture_size"),
+            512);
+  EXPECT_EQ(value_of(vllm_plan(run(kLlama, "b200", 20.0, "vllm@2026-08-07")),
+                     "max_cudagraph_capture_size"),
+            1024);
+  EXPECT_EQ(value_of(vllm_plan(run(kLlama, "h100-sxm", 20.0, "vllm@2026-08-07")),
+                     "max_cudagraph_capture_size"),
+            512);
+}
+
 // --- V7 compilation and CUDA graphs -------------------------------------------------------------
 
 TEST(V7_1_OptimizationLevel, LevelsAndTheirCudagraphModes) {
@@ -415,14 +457,14 @@ TEST(VllmVersions, ReleasesDatesAndVariants) {
   EXPECT_EQ(vllm::resolve_vllm_version("0.19.0")->main_date, "2026-03-29");
   EXPECT_EQ(vllm::resolve_vllm_version("v0.19.0")->main_date, "2026-03-29");
   EXPECT_EQ(vllm::resolve_vllm_version("0.19.0.post1")->main_date, "2026-03-29");
-  EXPECT_EQ(vllm::resolve_vllm_version("")->main_date, "2026-05-27");
-  EXPECT_EQ(vllm::resolve_vllm_version("2027-01-01")->main_date, "2026-05-27");
+  EXPECT_EQ(vllm::resolve_vllm_version("")->main_date, "2026-08-20");
+  EXPECT_EQ(vllm::resolve_vllm_version("2027-01-01")->main_date, "2026-08-20");
   // Every published release is accepted (the PyPI upload bounds those the release table lacks);
   // one newer than all of them is accepted with a warning; a version that is no release is not.
   auto r33 = vllm::resolve_vllm_version("0.33.0");
   ASSERT_TRUE(r33.ok()) << r33.message();
   EXPECT_EQ(r33->release, "0.33.0");
-  EXPECT_EQ(r33->main_date, "2026-05-27");
+  EXPECT_EQ(r33->main_date, "2026-08-20");
   EXPECT_FALSE(r33->rules_gap.empty());
   EXPECT_EQ(vllm::resolve_vllm_version("0.10.1.1")->release, "0.10.1.1");
   EXPECT_EQ(vllm::resolve_vllm_version("")->release, "0.33.0");

@@ -87,8 +87,12 @@ void resolve_capture_sizes(PlanContext& ctx) {
     step16 = true;
     why = "gpt-oss raises the default largest capture size to 1024";
   } else {
-    max_cg = std::min<std::int64_t>(a.max_num_seqs * q * 2, 512);
-    why = fmt::format("min(max_num_seqs {} × {} × 2, 512)", a.max_num_seqs, q);
+    // V15 (#49390, 2026-08-07): the SM 10.x family (B200, GB200, B300) captures up to 1024.
+    const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+    const std::int64_t cap =
+        ctx.rules.capture_1024_on_sm10x && !gpu.is_amd && gpu.cc_major == 10 ? 1024 : 512;
+    max_cg = std::min<std::int64_t>(a.max_num_seqs * q * 2, cap);
+    why = fmt::format("min(max_num_seqs {} × {} × 2, {})", a.max_num_seqs, q, cap);
   }
   const std::int64_t tokens = a.max_num_batched_tokens;
   max_cg = std::min(tokens, max_cg);

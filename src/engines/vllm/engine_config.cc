@@ -88,16 +88,19 @@ void resolve_cache_defaults(PlanContext& ctx) {
        std::string(kArgUtils) + "::EngineArgs._set_default_chunked_prefill_and_prefix_caching_args",
        {"arg.enable_chunked_prefill"}});
   auto prefix = ctx.in.optional_boolean("enable_prefix_caching");
-  a.prefix_caching = prefix.value_or(!hybrid);
+  a.prefix_caching = prefix.value_or(!hybrid || ctx.rules.hybrid_prefix_caching_default);
   g.add(
       {"enable_prefix_caching",
        a.prefix_caching,
        "",
        "V6.3",
-       prefix ? "As typed."
-              : (hybrid ? "Hybrid (attention + linear-attention) models have prefix caching "
-                          "off by default (ModelConfig.is_prefix_caching_supported)."
-                        : "On by default for decoder models."),
+       std::string(prefix    ? "As typed."
+                   : !hybrid ? "On by default for decoder models."
+                   : ctx.rules.hybrid_prefix_caching_default
+                       ? "On by default for hybrid models too since 2026-08-04 (#50991), in the "
+                         "align mode."
+                       : "Hybrid (attention + linear-attention) models have prefix caching off "
+                         "by default (ModelConfig.is_prefix_caching_supported)."),
        std::string(kArgUtils) + "::EngineArgs._set_default_chunked_prefill_and_prefix_caching_args",
        {"arg.enable_prefix_caching"}});
   if (!hybrid)
@@ -128,22 +131,29 @@ void resolve_batch_limits(PlanContext& ctx) {
   const GpuSpec& gpu = ctx.scenario.hardware.gpu;
   const double total = device_total_gib(ctx);
   const bool big = total >= 70.0 && !contains(to_lower(gpu.smi_name), "a100");
+  // V17 (#51726): a first tier for devices of ≥ 160 GiB (NVML total).
+  const bool huge = ctx.rules.tier_160gib && gpu.memory_mib >= 160 * 1024;
   g.add({"batch_defaults_tier",
-         std::string(big ? "large" : "default"),
+         std::string(huge  ? "≥ 160 GiB"
+                     : big ? "large"
+                           : "default"),
          "",
          "V6.1",
-         big ? fmt::format("{:.2f} GiB ≥ 70 GiB and not an A100: vllm serve defaults to 8192 "
-                           "tokens and 1024 sequences.",
-                           total)
-             : fmt::format("{} ({:.2f} GiB): below 70 GiB or an A100, vllm serve defaults to "
-                           "2048 tokens and 256 sequences.",
-                           gpu.smi_name, total),
+         huge  ? fmt::format("{} MiB ≥ 160 GiB: vllm serve defaults to 16384 tokens and 1024 "
+                              "sequences (#51726).",
+                             gpu.memory_mib)
+         : big ? fmt::format("{:.2f} GiB ≥ 70 GiB and not an A100: vllm serve defaults to 8192 "
+                             "tokens and 1024 sequences.",
+                             total)
+               : fmt::format("{} ({:.2f} GiB): below 70 GiB or an A100, vllm serve defaults to "
+                             "2048 tokens and 256 sequences.",
+                             gpu.smi_name, total),
          std::string(kArgUtils) + "::EngineArgs.get_batch_defaults",
          {"device_total_memory_gib"}});
   a.performance_mode = ctx.in.text("performance_mode", "balanced");
   auto user_tokens = ctx.in.optional_integer("max_num_batched_tokens", "tokens");
   auto user_seqs = ctx.in.optional_integer("max_num_seqs", "sequences");
-  std::int64_t tokens = user_tokens.value_or(big ? 8192 : 2048);
+  std::int64_t tokens = user_tokens.value_or(huge ? 16384 : big ? 8192 : 2048);
   std::int64_t seqs = user_seqs.value_or(big ? 1024 : 256);
   std::vector<std::string> why;
   if (a.performance_mode == "throughput") {
@@ -252,7 +262,9 @@ Status resolve_speculative(PlanContext& ctx) {
          {"arg.speculative_config.num_speculative_tokens"}});
   // SpeculativeConfig.max_num_new_slots_for_drafting: a draft model inserts one slot per
   // request while drafting; EAGLE/MTP/ngram insert none.
-  const std::int64_t slots = a.spec_method == "draft_model" ? 1 : 0;
+  // V16 (#51725, 2026-08-10): the drafting slots no longer cut the budget at startup.
+  const std::int64_t slots =
+      a.spec_method == "draft_model" && ctx.rules.drafting_slots_cut_budget ? 1 : 0;
   a.max_num_scheduled_tokens = a.max_num_batched_tokens - slots * a.max_num_seqs;
   g.add({"max_num_scheduled_tokens",
          a.max_num_scheduled_tokens,

@@ -13,7 +13,9 @@
 namespace servescope::vllm {
 namespace {
 
-constexpr std::string_view kNewestDate = "2026-05-27";
+// Read in git history to 2026-08-20 (shared/research/currency-2026-12.md §2.2); releases cut
+// later are planned with these rules and say so.
+constexpr std::string_view kNewestDate = "2026-08-20";
 constexpr std::string_view kOldestDate = "2025-08-01";
 
 using R = VllmRules;
@@ -34,6 +36,10 @@ VllmRules oldest_rules() {
   r.spec_aware_capture_sizes = false;
   r.capture_max_num_batched_tokens = false;
   r.fusion = FusionDefault::kOptIn;
+  r.hybrid_prefix_caching_default = false;
+  r.capture_1024_on_sm10x = false;
+  r.drafting_slots_cut_budget = true;
+  r.tier_160gib = false;
   return r;
 }
 
@@ -85,6 +91,18 @@ const std::vector<ChangePoint> kChangePoints = {
        r.fusion_needs_dp1 = false;
        r.fusion_needs_pp1 = false;
      }},
+    // After 2026-05-27: currency-2026-12.md §2.2 (V6, V15-V17), dated by their merge on main.
+    {"2026-08-04", "#50991",
+     "prefix caching on by default for hybrid models (mamba cache mode align: 2 + k state pages)",
+     [](R& r) { r.hybrid_prefix_caching_default = true; }},
+    {"2026-08-07", "#49390",
+     "largest capture size min(max_num_seqs·q·2, 1024) on the SM 10.x family",
+     [](R& r) { r.capture_1024_on_sm10x = true; }},
+    {"2026-08-10", "#51725",
+     "the drafting slots no longer cut max_num_scheduled_tokens (handled at run time)",
+     [](R& r) { r.drafting_slots_cut_budget = false; }},
+    {"2026-08-11", "#51726", "devices of ≥ 160 GiB default to 16384 batched tokens and 1024 seqs",
+     [](R& r) { r.tier_160gib = true; }},
 };
 
 bool is_date(std::string_view s) {

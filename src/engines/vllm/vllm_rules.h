@@ -53,6 +53,11 @@ struct VllmRules {
   FusionDefault fusion = FusionDefault::kSm90Or10xFamily;
   bool fusion_needs_dp1 = false;  // #34392 … #41458
   bool fusion_needs_pp1 = false;  // #35424 … #41458
+  // After main 2026-05-27 (shared/research/currency-2026-12.md §2.2, read in git to 2026-08-20).
+  bool hybrid_prefix_caching_default = true;  // V6, 2026-08-04 (#50991): on for hybrids (align)
+  bool capture_1024_on_sm10x = true;          // V15, 2026-08-07 (#49390)
+  bool drafting_slots_cut_budget = false;     // V16: until 2026-08-10 (#51725)
+  bool tier_160gib = true;                    // V17, 2026-08-11 (#51726): 16384 / 1024
 };
 
 /// One change on vLLM main, applied on top of the variant before it.
