@@ -59,7 +59,8 @@ PATCHES = ("stubs: every compiled extension module of the wheel (*.so names, e.g
            "placeholder's triton.Config gets attributes; vllm.platforms.current_platform = a "
            "CudaPlatformBase subclass answering the case's GPU (capability, name, total memory "
            "= memory_mib of data/gpus.csv, 8 devices, fully connected); registry._run_in_subprocess "
-           "runs in-process; no flashinfer installed (FlashInfer backends are unavailable, as "
+           "runs in-process; torch.empty/zeros(device='cuda') give meta tensors (module-level workspaces, "
+           "cutlass_mla.py); no flashinfer installed (FlashInfer backends are unavailable, as "
            "without flashinfer-python); the KV modules' loggers are recorded; os.environ restored per case")
 SPEC_CONSTRUCTION = (
     "per decoder layer i of model_config.get_num_layers(parallel_config) (pp 1, no MTP/draft layers): "
@@ -121,6 +122,77 @@ def generate(version: str, n: int, seed: int) -> list[dict]:
                       "gpu_memory_mib": g["mem"], "capability": g["cap"], "tp": tp, "block_size": bs,
                       "kv_cache_dtype": kvd, "max_model_len": mml, "enable_prefix_caching": epc,
                       "available_bytes": avail, "argv": argv})
+    return cases
+
+
+def load_flag_table(version: str) -> dict[str, dict]:
+    """flag -> row of data/vllm/flags-VERSION.tsv (with 'choices' from the note column)."""
+    rows: dict[str, dict] = {}
+    path = os.path.join(ROOT, "data", "vllm", f"flags-{version}.tsv")
+    if not os.path.exists(path):
+        return rows
+    lines = [l.rstrip("\n") for l in open(path) if not l.startswith("#")]
+    head = lines[0].split("\t")
+    for l in lines[1:]:
+        r = dict(zip(head, l.split("\t")))
+        r["choices"] = next((w[8:].split("|") for w in r.get("note", "").split()
+                             if w.startswith("choices:")), None)
+        rows[r["flag"]] = r
+    return rows
+
+
+def generate_config(version: str, n: int, seed: int, first: int) -> list[dict]:
+    """n `vllm serve` launch commands (flags only where the release's table has them) x GPUs."""
+    rng = random.Random(f"{seed}:{version}:config")
+    table = load_flag_table(version)
+    has = table.__contains__
+    models = oracle.load_models()
+    gpus = {g["key"]: g for g in load_gpus()}
+    cases = []
+    for i in range(n):
+        while True:
+            m, g = rng.choice(models), gpus[rng.choice(KV_GPUS)]
+            tps = [t for t in (1, 2, 4, 8) if m["weight_gib"] / t < 0.85 * g["mem"] / 1024
+                   and m["heads"] % t == 0]
+            if tps:
+                break
+        tp = rng.choice(tps)
+        f: list[str] = []
+        if tp > 1:
+            f += ["--tensor-parallel-size", str(tp)]
+        if rng.random() < 0.3:
+            f += ["--max-model-len", str(rng.choice([c for c in (2048, 4096, 8192, 16384, 32768, 65536, 131072)
+                                                     if c <= m["maxpos"]]))]
+        if rng.random() < 0.2:
+            f += ["--max-num-seqs", str(rng.choice([16, 64, 128, 256, 512, 1024]))]
+        if rng.random() < 0.2:
+            f += ["--max-num-batched-tokens", str(rng.choice([2048, 4096, 8192, 16384, 32768]))]
+        if rng.random() < 0.2:
+            f += ["--gpu-memory-utilization", str(rng.choice([0.8, 0.85, 0.9, 0.95]))]
+        if rng.random() < 0.15:
+            f += ["--block-size", str(rng.choice([16, 32, 64]))]
+        if rng.random() < 0.15:
+            f += ["--kv-cache-dtype", "fp8"]
+        if rng.random() < 0.08:
+            f += ["--enforce-eager"]
+        elif rng.random() < 0.1 and has("--max-cudagraph-capture-size"):
+            f += ["--max-cudagraph-capture-size", str(rng.choice([64, 128, 256, 512, 1024]))]
+        elif rng.random() < 0.05 and has("--cudagraph-capture-sizes"):
+            f += ["--cudagraph-capture-sizes"] + [str(x) for x in rng.choice([[1, 2, 4, 8], [1, 8, 16, 32, 64]])]
+        if rng.random() < 0.2:
+            f += [rng.choice(["--enable-prefix-caching", "--no-enable-prefix-caching"])]
+        if rng.random() < 0.05 and has("--enable-chunked-prefill"):
+            f += ["--no-enable-chunked-prefill"]
+        if rng.random() < 0.05 and has("--async-scheduling"):
+            f += ["--async-scheduling"]
+        for flag, p in (("--performance-mode", 0.05), ("--optimization-level", 0.05)):
+            if rng.random() < p and has(flag) and table[flag]["choices"]:
+                f += [flag, rng.choice(table[flag]["choices"])]
+        if m["hybrid"] and rng.random() < 0.25 and has("--mamba-cache-mode") and table["--mamba-cache-mode"]["choices"]:
+            f += ["--mamba-cache-mode", rng.choice(table["--mamba-cache-mode"]["choices"])]
+        cases.append({"case": first + i, "kind": "config", "model": m["id"], "gpu": g["key"],
+                      "gpu_name": g["name"], "gpu_memory_mib": g["mem"], "capability": g["cap"],
+                      "argv": ["vllm", "serve", m["id"]] + f})
     return cases
 
 
@@ -284,11 +356,27 @@ def choose_package_set(version: str, forced: str | None) -> tuple[str, str, int 
         print(f"  vllm {version} with {name}: {ok}/{len(res)} probe cases resolve", file=sys.stderr)
         if best is None or ok > best[0]:
             best = (ok, name, odir)
-        if ok == len(res):
+        if ok == len(res) or (ok >= 0.9 * len(res) and fits_release(version, (name, odir))):
             break
     if best is None:
         raise SystemExit(f"vllm {version}: no package set imports")
     return best[1], best[2], best[0]
+
+
+def reuse_kv(path: str, version: str, seed: int, cases: list[dict]) -> list[dict] | None:
+    """The kv lines of an earlier run of the same release, seed and generated kv cases."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        head = json.loads(f.readline())
+        old = [json.loads(l) for l in f]
+    kv = [r for r in old if r.get("kind") == "kv"]
+    if head.get("release") != version or head.get("seed") != seed or len(kv) != len(cases):
+        return None
+    strip = ("result", "error")
+    if any({k: v for k, v in r.items() if k not in strip} != c for r, c in zip(kv, cases)):
+        return None
+    return kv
 
 
 def versions_of(odir: str) -> dict:
@@ -317,7 +405,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--overlay", help="package set: venv or an overlays-vllm.txt name (default: probe)")
+    ap.add_argument("--config-cases", type=int, default=1000,
+                    help="kind 'config' cases (EngineArgs.create_engine_config of generated launch commands)")
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "oracle"))
+    ap.add_argument("--reuse-kv", action="store_true",
+                    help="take the kv cases from the existing output file when its seed and count match")
     a = ap.parse_args()
     versions = a.versions or DEFAULT_VERSIONS
     os.makedirs(a.out, exist_ok=True)
@@ -325,8 +417,16 @@ def main() -> None:
         t0 = time.time()
         name, odir, probe_ok = choose_package_set(v, a.overlay)
         cases = generate(v, a.cases, a.seed)
+        ccases = generate_config(v, a.config_cases, a.seed, a.cases)
+        path = os.path.join(a.out, f"vllm-{v}.jsonl")
+        reused = reuse_kv(path, v, a.seed, cases) if a.reuse_kv else None
         t1 = time.time()
-        res, info = run_workers(v, odir, cases, a.jobs)
+        if reused is not None:
+            res, info = run_workers(v, odir, ccases, a.jobs) if ccases else ([], {})
+            res = reused + res
+            info["kv_reused_from"] = os.path.relpath(path, ROOT)
+        else:
+            res, info = run_workers(v, odir, cases + ccases, a.jobs)
         t2 = time.time()
         ok = sum(1 for r in res if "error" not in r)
         errs: dict = {}
@@ -334,8 +434,12 @@ def main() -> None:
             if "error" in r:
                 k = r["error"].split(":")[0]
                 errs[k] = errs.get(k, 0) + 1
-        cmd = f"python3 tools/engine-sync/vllm_oracle.py {v} --cases {a.cases} --seed {a.seed} --overlay {name}"
-        header = {"generated_by": cmd, "release": v, "seed": a.seed, "cases": len(res), "kinds": ["kv"],
+        cmd = (f"python3 tools/engine-sync/vllm_oracle.py {v} --cases {a.cases} --config-cases {a.config_cases} "
+               f"--seed {a.seed} --overlay {name}")
+        header = {"generated_by": cmd, "release": v, "seed": a.seed, "cases": len(res),
+                  "kinds": {"kv": a.cases, "config": a.config_cases},
+                  "resolved_by_kind": {k: sum(1 for r in res if r["kind"] == k and "error" not in r)
+                                       for k in ("kv", "config")},
                   "resolved": ok, "errors": len(res) - ok, "error_kinds": errs, "patches": PATCHES,
                   "spec_construction": SPEC_CONSTRUCTION,
                   "available_bytes": "per GPU worker: the bytes vLLM's determine_available_memory would "
@@ -348,8 +452,8 @@ def main() -> None:
                   "date": datetime.date.today().isoformat(),
                   "seconds": {"choose_package_set": round(t1 - t0, 1), "run": round(t2 - t1, 1),
                               "import": info.get("import_s"), "jobs": a.jobs},
-                  "mean_case_ms": info.get("mean_case_ms"), "probe_resolved": probe_ok}
-        path = os.path.join(a.out, f"vllm-{v}.jsonl")
+                  "mean_case_ms": info.get("mean_case_ms"), "probe_resolved": probe_ok,
+                  "kv_reused_from": info.get("kv_reused_from")}
         with open(path + ".tmp", "w") as f:
             f.write(json.dumps(header) + "\n")
             for r in res:

@@ -83,7 +83,27 @@ def install_stubs(src: str) -> None:
     lib.register_fake = register_fake
 
 
-GPU = {"name": "NVIDIA H100 80GB HBM3", "cap": (9, 0), "mem": 81559 << 20}
+def cuda_tensors_on_meta() -> None:
+    """torch.empty/zeros(device='cuda...') -> a meta tensor (cutlass_mla.py allocates a workspace
+    on the GPU when imported, which the selector does while validating CUTLASS_MLA on SM100)."""
+    import torch
+
+    def wrap(fn):
+        def f(*a, **k):
+            d = k.get("device")
+            if d is not None and str(d).startswith("cuda"):
+                k["device"] = "meta"
+            return fn(*a, **k)
+        return f
+    torch.empty = wrap(torch.empty)
+    torch.zeros = wrap(torch.zeros)
+
+
+GPU = {"name": "NVIDIA H100 80GB HBM3", "cap": (9, 0), "mem": 81559 << 20, "sms": 132}
+# streaming multiprocessors per GPU (NVIDIA datasheets); only CUTLASS_MLA's import-time workspace
+# sizing asks (num_compute_units)
+SMS = {"h100-sxm": 132, "h200": 132, "b200": 148, "a100-80gb": 108, "l40s": 142, "rtx-pro-6000": 188,
+       "rtx-4090": 128}
 
 
 def install_platform():
@@ -115,6 +135,10 @@ def install_platform():
         @classmethod
         def device_count(cls):
             return 8
+
+        @classmethod
+        def num_compute_units(cls, device_id=0):
+            return GPU["sms"]
 
     P._current_platform = FakeCuda()
     P.current_platform = P._current_platform
@@ -390,6 +414,67 @@ def run_kv(case: dict, mods: dict, platform) -> dict:
     return out
 
 
+def _plain(v):
+    """JSON-able form of a config value (enums by name, lists kept)."""
+    import enum
+    if isinstance(v, enum.Enum):
+        return v.name
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return str(v)
+
+
+def run_config(case: dict, mods: dict, platform) -> dict:
+    """`vllm serve ORG/NAME ARGV...`: the release's own engine argument parser
+    (AsyncEngineArgs.add_cli_args on a FlexibleArgumentParser), EngineArgs.from_cli_args,
+    create_engine_config(usage_context=OPENAI_API_SERVER); then the attention backend the selector
+    picks and the block size after Platform.update_block_size_for_backend (worker side, 0.25+)."""
+    from vllm.config import set_current_vllm_config
+    from vllm.engine.arg_utils import AsyncEngineArgs, EngineArgs
+    parser = AsyncEngineArgs.add_cli_args(mods["FlexibleArgumentParser"]())
+    args = parser.parse_args(["--model", case["model"]] + case["argv"][3:])
+    ea = EngineArgs.from_cli_args(args)
+    cfg = ea.create_engine_config(usage_context=mods["usage"].OPENAI_API_SERVER)
+    mc, cc, sc, pc, cc2 = (cfg.model_config, cfg.cache_config, cfg.scheduler_config,
+                           cfg.parallel_config, cfg.compilation_config)
+    out = {
+        "max_model_len": mc.max_model_len,
+        "max_num_seqs": sc.max_num_seqs,
+        "max_num_batched_tokens": sc.max_num_batched_tokens,
+        "enable_chunked_prefill": getattr(sc, "enable_chunked_prefill", None),
+        "gpu_memory_utilization": cc.gpu_memory_utilization,
+        "block_size": cc.block_size,
+        "kv_cache_dtype": cc.cache_dtype,
+        "enable_prefix_caching": cc.enable_prefix_caching,
+        "mamba_cache_mode": getattr(cc, "mamba_cache_mode", None),
+        "mamba_block_size": getattr(cc, "mamba_block_size", None),
+        "enforce_eager": mc.enforce_eager,
+        "tensor_parallel_size": pc.tensor_parallel_size,
+        "dtype": str(mc.dtype).replace("torch.", ""),
+        "quantization": mc.quantization,
+        "compilation_mode": _plain(getattr(cc2, "mode", None) if hasattr(cc2, "mode") else getattr(cc2, "level", None)),
+        "cudagraph_mode": _plain(getattr(cc2, "cudagraph_mode", None)),
+        "cudagraph_capture_sizes": _plain(getattr(cc2, "cudagraph_capture_sizes", None)),
+        "max_cudagraph_capture_size": getattr(cc2, "max_cudagraph_capture_size", None),
+        "async_scheduling": getattr(sc, "async_scheduling", None),
+    }
+    with set_current_vllm_config(cfg):
+        try:
+            backend = select_backend(cfg, mods)
+            out["attention_backend"] = backend.get_name()
+        except Exception as e:
+            backend = None
+            out["attention_backend_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+        if backend is not None and hasattr(platform, "update_block_size_for_backend"):
+            register_standins(cfg, mods, backend)
+            platform.update_block_size_for_backend(cfg)
+            out["worker_block_size"] = cfg.cache_config.block_size
+            out["worker_mamba_block_size"] = getattr(cfg.cache_config, "mamba_block_size", None)
+    return out
+
+
 # ---------------------------------------------------------------------------- driver
 def load_mods() -> dict:
     import importlib
@@ -438,6 +523,11 @@ def load_mods() -> dict:
     from vllm.v1.attention.selector import get_attn_backend
     from vllm.model_executor.layers.attention_layer_base import AttentionLayerBase
     mods.update(get_attn_backend=get_attn_backend, AttentionLayerBase=AttentionLayerBase)
+    try:
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+    except ImportError:
+        from vllm.utils import FlexibleArgumentParser
+    mods["FlexibleArgumentParser"] = FlexibleArgumentParser
     from vllm.usage.usage_lib import UsageContext
     mods["usage"] = UsageContext
     return mods
@@ -455,6 +545,7 @@ def main(argv: list[str]) -> None:
     stubs.install_stub_modules(["torchvision"], {"torchvision": "0.28.0"})
     platform = install_platform()
     patch_triton_placeholder()
+    cuda_tensors_on_meta()
     import vllm.model_executor.models.registry as registry
     registry._run_in_subprocess = lambda fn: fn()
     from vllm.engine.arg_utils import EngineArgs  # noqa: F401
@@ -474,12 +565,12 @@ def main(argv: list[str]) -> None:
         times = []
         for c in cases:
             GPU.update(name=c["gpu_name"], cap=tuple(int(x) for x in c["capability"].split(".")),
-                       mem=c["gpu_memory_mib"] << 20)
+                       mem=c["gpu_memory_mib"] << 20, sms=SMS.get(c["gpu"], 132))
             env = dict(os.environ)
             t = time.time()
             r = dict(c)
             try:
-                r["result"] = run_kv(c, mods, platform)
+                r["result"] = (run_config if c["kind"] == "config" else run_kv)(c, mods, platform)
             except Exception as e:
                 msg = (str(e).strip().splitlines() or [""])[0]
                 r["error"] = f"{type(e).__name__}: {msg}"[:300]
