@@ -13,7 +13,8 @@ namespace {
 const char kQwen35[] =
     "python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4";
 
-BuiltScenario build(const std::string& command, const std::string& engine = "",
+// The founding case on the release it was found on (0.5.16), whose figures these tests hold.
+BuiltScenario build(const std::string& command, const std::string& engine = "sglang@0.5.16",
                     const std::string& gpu = "rtx-pro-6000", bool calibrated = true) {
   ScenarioOptions o;
   o.engine = engine;

@@ -215,9 +215,9 @@ TEST(SglangOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
 
 // The pool arithmetic (0.5.16+): the oracle drove the release's KVCacheConfigurator with a
 // byte budget per GPU in place of the measured free memory (tools/engine-sync/oracle_pool.py).
-// servescope's budget is A − P·(1 − mem_fraction_static) (R3.4), so the case is planned with
-// calibration figures that give exactly that budget: P the card's memory less 1 GiB, and
-// A = budget + P·(1 − mfs) with servescope's own fraction.
+// servescope's budget is A − P·(1 − mem_fraction_static) − the multimodal reservation (R3.4),
+// so the case is planned with calibration figures that give exactly that budget: P the card's
+// memory less 1 GiB, and A = budget + reservation + P·(1 − mfs) with servescope's own figures.
 TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
   const std::vector<OracleFile> files = read_oracle_files("sglang");
   ASSERT_FALSE(files.empty());
@@ -252,7 +252,11 @@ TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
       // the engine's floor sits exactly on a boundary that A − P·(1 − mfs) in doubles can miss
       // by a rounding error of ~1e-15 GiB.
       constexpr double kOneByteGib = 1.0 / (1024.0 * 1024.0 * 1024.0);
-      const double free_after = budget + kOneByteGib + p * (1 - mfs);
+      // The oracle's budget is what reaches the mamba solve and the cell arithmetic: after the
+      // multimodal reservation (0.5.18+, S23), which servescope subtracts from A − slack.
+      const Node* mm = first->graph.find("mm_reservation_gib");
+      const double reservation = mm == nullptr ? 0.0 : mm->value.as_number();
+      const double free_after = budget + reservation + kOneByteGib + p * (1 - mfs);
       if (free_after > p) {
         // The generated budget (up to 60% of the card) plus this fraction's headroom exceeds the
         // card: no real start has it, and servescope rejects the calibration as impossible.

@@ -26,6 +26,7 @@ constexpr const char* kPlain =
 // The startup log the twin prints for `command`, written to `path`.
 void write_startup_log(const std::string& command, const fs::path& path) {
   ScenarioOptions o;
+  o.engine = "sglang@0.5.16";  // the release the founding case was found on
   o.gpu = "rtx-pro-6000";
   o.gpus = 4;
   o.free_before_load_gib = 94.6;

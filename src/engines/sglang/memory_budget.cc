@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "catalog/weight_estimate.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "engines/sglang/capacity_rules.h"
 
@@ -88,15 +89,36 @@ void resolve_memory_budget(PlanContext& ctx) {
                      p, mfs),
          "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes",
          {"free_before_load_gib", "mem_fraction_static"}});
-  const double rest = avail - slack;
-  g.add({"rest_gib",
-         rest,
-         "GiB",
-         "R3.4",
-         fmt::format("A − slack = {:.3f} − {:.3f}: what the KV cache and mamba state may use.",
-                     avail, slack),
-         "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes",
-         {"free_after_load_gib", "slack_gib"}});
+  double rest = avail - slack;
+  std::string rest_why = fmt::format(
+      "A − slack = {:.3f} − {:.3f}: what the KV cache and mamba state may use.", avail, slack);
+  std::vector<std::string> rest_inputs = {"free_after_load_gib", "slack_gib"};
+  if (ctx.rules.mm_kv_reservation && a.multimodal) {
+    // S23 (#34141, 2026-08-12): multimodal allocations made after the pools are sized (the
+    // embedding cache, SGLANG_VLM_CACHE_SIZE_MB, 100 by default) come out of the KV budget
+    // (kv_cache_configurator.py::mm_runtime_reservation_gb).
+    const auto& env = ctx.scenario.environment;
+    const auto it = env.find("SGLANG_VLM_CACHE_SIZE_MB");
+    const double mb = it == env.end() ? 100.0 : parse_double(it->second).value_or(100.0);
+    const double reservation = mb / 1024;
+    g.add({"mm_reservation_gib",
+           reservation,
+           "GiB",
+           "R3.4",
+           fmt::format("SGLANG_VLM_CACHE_SIZE_MB {:.0f} for the multimodal embedding cache, "
+                       "allocated after the pools.",
+                       mb),
+           "kv_cache_configurator.py::mm_runtime_reservation_gb",
+           {}});
+    rest -= reservation;
+    rest_why = fmt::format(
+        "A − slack − multimodal reservation = {:.3f} − {:.3f} − {:.3f}: what the KV cache and "
+        "mamba state may use.",
+        avail, slack, reservation);
+    rest_inputs.push_back("mm_reservation_gib");
+  }
+  g.add({"rest_gib", rest, "GiB", "R3.4", rest_why,
+         "kv_cache_configurator.py::KVCacheConfigurator._profile_available_bytes", rest_inputs});
   plan.memory.insert(plan.memory.begin(), {"GPU memory (nvidia-smi)", total_gib, "catalog"});
   plan.memory.insert(
       plan.memory.begin() + 1,

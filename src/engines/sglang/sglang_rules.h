@@ -173,6 +173,7 @@ struct SglangRules {
   bool mamba_auto_extra_buffer = false;        // 2026-06-18 (#28151)
   bool mamba_strategy_renamed = false;         // 2026-06-18 (#28151)
   bool mamba_padding_slot = false;             // 2026-07-23 (#32184): K + 1 slots, solved for K
+  bool mm_kv_reservation = false;  // 2026-08-12 (#34141): VLM cache out of the KV budget (S23)
 
   // R9.1
   FusionOnUnsupportedGpu fusion_on_unsupported_gpu = FusionOnUnsupportedGpu::kCrashAtCapture;
