@@ -423,8 +423,7 @@ Status resolve_server_args(PlanContext& ctx) {
   const bool text_only_default =
       std::find(std::begin(kTextOnlyByDefault), std::end(kTextOnlyByDefault),
                 s.model.architecture) != std::end(kTextOnlyByDefault);
-  a.multimodal =
-      s.model.multimodal && (!text_only_default || ctx.in.boolean("enable_multimodal"));
+  a.multimodal = s.model.multimodal && (!text_only_default || ctx.in.boolean("enable_multimodal"));
   a.language_only = ctx.in.boolean("language_only");
   a.hybrid_linear = s.model.is_hybrid_linear();
   a.disaggregation_mode = ctx.in.text("disaggregation_mode", "null");
