@@ -62,88 +62,6 @@ const std::vector<Figure>& figures() {
   return kFigures;
 }
 
-// One canonical text for a value of either side: ints without decimals, lists as [a, b],
-// None for absent.
-std::string canonical(const json& j) {
-  if (j.is_null())
-    return "None";
-  if (j.is_boolean())
-    return j.get<bool>() ? "True" : "False";
-  if (j.is_number_integer())
-    return std::to_string(j.get<long long>());
-  if (j.is_number_float()) {
-    const double d = j.get<double>();
-    if (std::floor(d) == d && std::fabs(d) < 1e15)
-      return std::to_string(static_cast<long long>(d));
-    std::ostringstream os;
-    os.precision(12);
-    os << d;
-    return os.str();
-  }
-  if (j.is_string())
-    return j.get<std::string>();
-  if (j.is_array()) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < j.size(); ++i)
-      out += (i ? ", " : "") + canonical(j[i]);
-    return out + "]";
-  }
-  return j.dump();
-}
-
-std::string canonical(const Value& v) {
-  if (v.is_none())
-    return "None";
-  if (v.is_bool())
-    return v.as_bool() ? "True" : "False";
-  if (v.is_int())
-    return std::to_string(v.as_int());
-  if (v.is_double())
-    return canonical(json(v.as_number()));
-  if (v.is_string())
-    return v.as_string();
-  if (v.is_list()) {
-    std::string out = "[";
-    const IntList& l = v.as_list();
-    for (std::size_t i = 0; i < l.size(); ++i)
-      out += (i ? ", " : "") + std::to_string(l[i]);
-    return out + "]";
-  }
-  return v.to_string();
-}
-
-struct Tally {
-  int compared = 0;
-  int matched = 0;
-  int known = 0;
-};
-
-// The agreement table the README quotes: per release, per figure.
-void print_agreement(const std::map<std::string, std::map<std::string, Tally>>& by_release) {
-  for (const auto& [release, figs] : by_release) {
-    Tally all;
-    for (const auto& [name, t] : figs) {
-      if (name.find("not compared") != std::string::npos)
-        continue;  // counted apart: cases that cannot be compared, with the reason in the name
-      all.compared += t.compared;
-      all.matched += t.matched;
-      all.known += t.known;
-    }
-    std::printf("sglang %s: %d / %d figures agree (%.2f%%), %d named gaps\n", release.c_str(),
-                all.matched, all.compared, 100.0 * all.matched / std::max(1, all.compared),
-                all.known);
-    for (const auto& [name, t] : figs) {
-      if (name.find("not compared") != std::string::npos) {
-        std::printf("  %d cases: %s\n", t.compared, name.c_str());
-        continue;
-      }
-      std::printf("  %-30s %6d / %6d  %7.2f%%%s\n", name.c_str(), t.matched, t.compared,
-                  100.0 * t.matched / std::max(1, t.compared),
-                  t.known > 0 ? fmt::format("  ({} named gaps)", t.known).c_str() : "");
-    }
-  }
-}
-
 TEST(SglangOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
   const std::vector<OracleFile> files = read_oracle_files("sglang");
   ASSERT_FALSE(files.empty()) << "no tests/oracle/sglang-*.jsonl: run `make oracle`";
@@ -198,7 +116,7 @@ TEST(SglangOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
       }
     }
   }
-  print_agreement(by_release);
+  print_agreement("sglang", by_release);
   for (const std::string& stale : gaps.unused())
     ADD_FAILURE() << "known gap that no case shows any more (delete it): " << stale;
   // SERVESCOPE_ORACLE_DUMP=FILE writes every disagreement, one a line (for working on them).
@@ -288,7 +206,7 @@ TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
       }
     }
   }
-  print_agreement(by_release);
+  print_agreement("sglang", by_release);
   for (const std::string& stale : gaps.unused("pool."))
     ADD_FAILURE() << "known gap that no case shows any more (delete it): " << stale;
   if (const char* dump = std::getenv("SERVESCOPE_ORACLE_POOL_DUMP")) {
