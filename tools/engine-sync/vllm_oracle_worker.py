@@ -406,8 +406,6 @@ def run_kv(case: dict, mods: dict, platform) -> dict:
                         "block_size": g.kv_cache_spec.block_size,
                         "page_size_bytes": g.kv_cache_spec.page_size_bytes}
                        for g in groups],
-            "kv_cache_tensors": len(configs[0].kv_cache_tensors),
-            "tensor_bytes": sum(t.size for t in configs[0].kv_cache_tensors),
             "log": list(dict.fromkeys(l for l in lines if "KV cache size" in l or "Maximum concurrency" in l
                                       or "max_model_len" in l or "max model len" in l.lower())),
         })
@@ -572,8 +570,12 @@ def main(argv: list[str]) -> None:
             try:
                 r["result"] = (run_config if c["kind"] == "config" else run_kv)(c, mods, platform)
             except Exception as e:
-                msg = (str(e).strip().splitlines() or [""])[0]
-                r["error"] = f"{type(e).__name__}: {msg}"[:300]
+                lines = str(e).strip().splitlines() or [""]
+                msg = lines[0]
+                why = next((l.strip() for l in lines[1:] if l.strip().startswith(("Value error", "Assertion"))), None)
+                if why:  # pydantic: the validator's own message is on a later line
+                    msg += " | " + why.split(" [type=")[0]
+                r["error"] = f"{type(e).__name__}: {msg}"[:400]
                 if tb:
                     traceback.print_exc()
             finally:
