@@ -18,6 +18,7 @@ Patches, in this order:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.abc
 import importlib.machinery
 import json
@@ -473,6 +474,38 @@ def run_config(case: dict, mods: dict, platform) -> dict:
     return out
 
 
+_CACHED: list = []
+_SEEN = [0]
+
+
+def clear_caches() -> int:
+    """functools caches of every loaded vllm module (module-level functions and class attributes):
+    the attention selector, FA/FlashMLA support probes and other device-dependent answers are
+    memoized per process, and each case fakes another GPU. Returns how many are known."""
+    if len(sys.modules) != _SEEN[0]:
+        _SEEN[0] = len(sys.modules)
+        _CACHED.clear()
+        seen = set()
+        for name, m in list(sys.modules.items()):
+            if not name.startswith("vllm") or m is None:
+                continue
+            for v in list(vars(m).values()):
+                objs = [v]
+                if isinstance(v, type) and v.__module__ == name:
+                    objs += [x.__func__ if isinstance(x, (classmethod, staticmethod)) else x
+                             for x in vars(v).values()]
+                for o in objs:
+                    if isinstance(o, functools._lru_cache_wrapper) and id(o) not in seen:
+                        seen.add(id(o))
+                        _CACHED.append(o)
+    for o in _CACHED:
+        try:
+            o.cache_clear()
+        except Exception:
+            pass
+    return len(_CACHED)
+
+
 # ---------------------------------------------------------------------------- driver
 def load_mods() -> dict:
     import importlib
@@ -565,6 +598,7 @@ def main(argv: list[str]) -> None:
             GPU.update(name=c["gpu_name"], cap=tuple(int(x) for x in c["capability"].split(".")),
                        mem=c["gpu_memory_mib"] << 20, sms=SMS.get(c["gpu"], 132))
             env = dict(os.environ)
+            clear_caches()
             t = time.time()
             r = dict(c)
             try:
