@@ -61,7 +61,9 @@ PATCHES = ("stubs: every compiled extension module of the wheel (*.so names, e.g
            "= memory_mib of data/gpus.csv, 8 devices, fully connected); registry._run_in_subprocess "
            "runs in-process; torch.empty/zeros(device='cuda') give meta tensors (module-level workspaces, "
            "cutlass_mla.py); no flashinfer installed (FlashInfer backends are unavailable, as "
-           "without flashinfer-python); the KV modules' loggers are recorded; os.environ restored per case")
+           "without flashinfer-python); the KV modules' loggers are recorded; before each case every functools cache of the loaded "
+           "vllm modules is cleared (selector and support probes are memoized per process); os.environ "
+           "restored per case")
 SPEC_CONSTRUCTION = (
     "per decoder layer i of model_config.get_num_layers(parallel_config) (pp 1, no MTP/draft layers): "
     "hybrid (model_config.is_hybrid) and layer_types[i]=='linear_attention' -> MambaSpec(shapes/dtypes = "
