@@ -199,7 +199,7 @@ inline Result<Plan> plan_command(const std::string& engine, const std::string& r
   return built->engine->plan(built->scenario);
 }
 
-/// tests/oracle/known-gaps.tsv: release (exact, a prefix ending in *, or *), figure (or *),
+/// tests/oracle/known-gaps.tsv: release and figure (each exact, a prefix ending in *, or *),
 /// condition (space-separated terms that must all hold: model=ORG/NAME, gpu=KEY, flag=--x
 /// (typed), noflag=--x, value=V (the engine's value), or *), and the cause.
 class KnownGaps {
@@ -213,7 +213,7 @@ class KnownGaps {
   bool explains(const std::string& release, const std::string& figure, const nlohmann::json& c,
                 const std::string& engine_value) {
     for (Gap& g : gaps_) {
-      if (!matches(g.release, release) || (g.figure != "*" && g.figure != figure))
+      if (!matches(g.release, release) || !matches(g.figure, figure))
         continue;
       if (!holds(g.when, c, engine_value))
         continue;

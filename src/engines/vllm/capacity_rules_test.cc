@@ -457,15 +457,15 @@ TEST(VllmVersions, ReleasesDatesAndVariants) {
   EXPECT_EQ(vllm::resolve_vllm_version("0.19.0")->main_date, "2026-03-29");
   EXPECT_EQ(vllm::resolve_vllm_version("v0.19.0")->main_date, "2026-03-29");
   EXPECT_EQ(vllm::resolve_vllm_version("0.19.0.post1")->main_date, "2026-03-29");
-  EXPECT_EQ(vllm::resolve_vllm_version("")->main_date, "2026-08-20");
-  EXPECT_EQ(vllm::resolve_vllm_version("2027-01-01")->main_date, "2026-08-20");
+  EXPECT_EQ(vllm::resolve_vllm_version("")->main_date, "2026-10-27");
+  EXPECT_EQ(vllm::resolve_vllm_version("2027-01-01")->main_date, "2026-10-27");
   // Every published release is accepted (the PyPI upload bounds those the release table lacks);
   // one newer than all of them is accepted with a warning; a version that is no release is not.
   auto r33 = vllm::resolve_vllm_version("0.33.0");
   ASSERT_TRUE(r33.ok()) << r33.message();
   EXPECT_EQ(r33->release, "0.33.0");
-  EXPECT_EQ(r33->main_date, "2026-08-20");
-  EXPECT_FALSE(r33->rules_gap.empty());
+  EXPECT_EQ(r33->main_date, "2026-10-27");
+  EXPECT_TRUE(r33->rules_gap.empty());
   EXPECT_EQ(vllm::resolve_vllm_version("0.10.1.1")->release, "0.10.1.1");
   EXPECT_EQ(vllm::resolve_vllm_version("")->release, "0.33.0");
   auto future = vllm::resolve_vllm_version("0.99.0");

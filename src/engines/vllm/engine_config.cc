@@ -107,16 +107,30 @@ void resolve_cache_defaults(PlanContext& ctx) {
     return;
   // models/config.py::MambaModelConfig.verify_and_update_config: Qwen3-Next and Qwen3.5 do not
   // implement SupportsMambaPrefixCaching, so prefix caching uses the "align" mode.
+  // Without prefix caching the mode is none whatever was typed; with it, none becomes align and
+  // all falls back to align (the GDN hybrids lack SupportsMambaPrefixCaching).
   auto mode = ctx.in.optional_text("mamba_cache_mode");
-  a.mamba_cache_mode = mode ? *mode : (a.prefix_caching ? "align" : "none");
+  std::string why;
+  if (!a.prefix_caching) {
+    a.mamba_cache_mode = "none";
+    why = mode && *mode != "none"
+              ? "No prefix caching: vLLM sets the mode to none whatever was typed."
+              : "No prefix caching: one mamba state page per request (none).";
+  } else if (!mode || *mode == "none" || *mode == "all") {
+    a.mamba_cache_mode = "align";
+    why = mode && *mode == "all"
+              ? "This hybrid does not support the all mode: vLLM falls back to align."
+              : "Prefix caching on a GDN hybrid: one state page per block boundary plus the "
+                "running one (align).";
+  } else {
+    a.mamba_cache_mode = *mode;
+    why = "As typed.";
+  }
   g.add({"mamba_cache_mode",
          a.mamba_cache_mode,
          "",
          "V3.6",
-         mode ? "As typed."
-              : (a.prefix_caching ? "Prefix caching on a GDN hybrid: one state page per block "
-                                    "boundary plus the running one (align)."
-                                  : "No prefix caching: one mamba state page per request (none)."),
+         why,
          "vllm/model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
          {"enable_prefix_caching", "arg.mamba_cache_mode"}});
   if (a.mamba_cache_mode == "align" && !a.chunked_prefill) {

@@ -141,6 +141,10 @@ Grouping group_layers(const std::vector<LayerSpec>& in, double threshold) {
 struct Sizing {
   std::int64_t max_model_len = 0;
   std::int64_t max_num_batched_tokens = 0;
+  // Tokens scheduled but not yet settled that sliding-window and chunked-local groups keep:
+  // max_num_batched_tokens, or from 0.30.0 one batch per concurrent step
+  // (VllmConfig.max_in_flight_tokens).
+  std::int64_t in_flight_tokens = 0;
   std::int64_t cp = 1;  // dcp × pcp
   std::string mamba_mode = "none";
 };
@@ -154,12 +158,11 @@ std::int64_t max_usage(const LayerSpec& s, const Sizing& z) {
       return cdiv(len, s.block_size) * s.page_bytes;
     }
     case SpecKind::kSlidingWindow: {
-      const std::int64_t tokens =
-          std::min(s.window - 1 + z.max_num_batched_tokens, z.max_model_len);
+      const std::int64_t tokens = std::min(s.window - 1 + z.in_flight_tokens, z.max_model_len);
       return (cdiv(tokens, s.block_size) + 1) * s.page_bytes;
     }
     case SpecKind::kChunkedLocal: {
-      const std::int64_t tokens = std::min(s.window + z.max_num_batched_tokens, z.max_model_len);
+      const std::int64_t tokens = std::min(s.window + z.in_flight_tokens, z.max_model_len);
       return cdiv(tokens, s.block_size) * s.page_bytes;
     }
     case SpecKind::kMamba:
@@ -299,6 +302,9 @@ void resolve_kv_cache(PlanContext& ctx) {
   Sizing z;
   z.max_model_len = a.max_model_len;
   z.max_num_batched_tokens = a.max_num_batched_tokens;
+  // Async scheduling (on by default) overlaps two steps; pipeline parallelism keeps pp + 1.
+  const std::int64_t batches = ctx.rules.in_flight_batches ? (a.pp <= 1 ? 2 : a.pp + 1) : 1;
+  z.in_flight_tokens = batches * a.max_num_batched_tokens;
   z.cp = a.dcp * a.pcp;
   z.mamba_mode = a.mamba_cache_mode;
 
@@ -342,10 +348,16 @@ void resolve_kv_cache(PlanContext& ctx) {
                 "V4.3", std::string(kUtils) + "::_check_enough_kv_cache_memory");
     return;
   }
+  // V19 (#52216, 2026-08-17): the auto-fit and the fit check leave out one block, the null block.
+  std::int64_t fit_memory = memory;
+  if (ctx.rules.fit_leaves_null_block) {
+    const auto gs = static_cast<std::int64_t>(group_size_of(workers.front()));
+    fit_memory -= gr.kind == Grouping::Kind::kUniformType ? page : page * gs;
+  }
   if (a.auto_fit_max_model_len) {
     std::int64_t fit = a.max_model_len;
     for (const auto& w : workers)
-      fit = std::min(fit, fit_max_model_len(gr, w, z, memory));
+      fit = std::min(fit, fit_max_model_len(gr, w, z, fit_memory));
     if (fit <= 0) {
       ctx.refuse(
           "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve "
@@ -367,10 +379,10 @@ void resolve_kv_cache(PlanContext& ctx) {
   }
   for (const auto& w : workers) {
     const std::int64_t needed = needed_bytes(gr, w, z);
-    if (needed > memory) {
+    if (needed > fit_memory) {
       std::int64_t estimate = a.max_model_len;
       for (const auto& w2 : workers)
-        estimate = std::min(estimate, fit_max_model_len(gr, w2, z, memory));
+        estimate = std::min(estimate, fit_max_model_len(gr, w2, z, fit_memory));
       g.add({"kv_bytes_per_request",
              needed,
              "bytes",

@@ -212,7 +212,12 @@ void resolve_kv_specs(PlanContext& ctx) {
   if (m.is_hybrid_linear()) {
     mamba_page = gdn_state_page(ctx, a.spec_k);
     const std::int64_t attn_1tok = attention_page(a, shape, mla, 1);
-    const std::int64_t align = mla ? 64 : 16;
+    // platforms/interface.py::_align_hybrid_block_size (first in 0.25.0, wheel diff): the
+    // alignment unit is also at least the configured block size (a typed --block-size 64
+    // aligns to 64); before, the kernel's alone.
+    const std::int64_t kernel = mla ? 64 : 16;
+    const std::int64_t align =
+        ctx.rules.hybrid_align_to_block_size ? std::max(kernel, a.block_size) : kernel;
     std::int64_t needed = 0;
     std::string how;
     if (a.mamba_cache_mode == "all") {

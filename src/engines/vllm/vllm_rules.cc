@@ -13,9 +13,9 @@
 namespace servescope::vllm {
 namespace {
 
-// Read in git history to 2026-08-20 (shared/research/currency-2026-12.md §2.2); releases cut
-// later are planned with these rules and say so.
-constexpr std::string_view kNewestDate = "2026-08-20";
+// Read in git history to 2026-08-20 (shared/research/currency-2026-12.md §2.2); after that the
+// release wheels and their oracle cases (tests/oracle/vllm-*.jsonl) to release 0.33.0's cut.
+constexpr std::string_view kNewestDate = "2026-10-27";
 constexpr std::string_view kOldestDate = "2025-08-01";
 
 using R = VllmRules;
@@ -40,6 +40,9 @@ VllmRules oldest_rules() {
   r.capture_1024_on_sm10x = false;
   r.drafting_slots_cut_budget = true;
   r.tier_160gib = false;
+  r.hybrid_align_to_block_size = false;
+  r.fit_leaves_null_block = false;
+  r.in_flight_batches = false;
   return r;
 }
 
@@ -91,6 +94,9 @@ const std::vector<ChangePoint> kChangePoints = {
        r.fusion_needs_dp1 = false;
        r.fusion_needs_pp1 = false;
      }},
+    {"2026-07-05", "release 0.25.0 (wheel diff; not in 0.19.0)",
+     "hybrid attention/mamba block alignment unit at least the configured block size",
+     [](R& r) { r.hybrid_align_to_block_size = true; }},
     // After 2026-05-27: currency-2026-12.md §2.2 (V6, V15-V17), dated by their merge on main.
     {"2026-08-04", "#50991",
      "prefix caching on by default for hybrid models (mamba cache mode align: 2 + k state pages)",
@@ -103,6 +109,14 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.drafting_slots_cut_budget = false; }},
     {"2026-08-11", "#51726", "devices of ≥ 160 GiB default to 16384 batched tokens and 1024 seqs",
      [](R& r) { r.tier_160gib = true; }},
+    {"2026-08-17", "#52216", "max_model_len auto-fit and fit check leave out the null block (V19)",
+     [](R& r) { r.fit_leaves_null_block = true; }},
+    // After 2026-08-20 no git history is stored: the first release whose wheel shows a change
+    // dates it (its cut, data/vllm/releases.csv), checked by tests/oracle/vllm-*.jsonl.
+    {"2026-09-16", "release 0.30.0 (wheel diff)",
+     "sliding-window and chunked-local groups keep every in-flight batch's tokens "
+     "(VllmConfig.max_in_flight_tokens: 2 × max_num_batched_tokens with async scheduling)",
+     [](R& r) { r.in_flight_batches = true; }},
 };
 
 bool is_date(std::string_view s) {
