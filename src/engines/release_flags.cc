@@ -210,6 +210,22 @@ FlagVerdict ReleaseFlagTables::judge(std::string_view spelled, std::string_view 
   return v;
 }
 
+std::optional<ReleaseFlagTables::Note> ReleaseFlagTables::note(std::string_view spelled,
+                                                               std::string_view release) const {
+  if (table(release) == nullptr)
+    return std::nullopt;
+  const FlagVerdict v = judge(spelled, release);
+  std::string message = describe(v, spelled, release);
+  if (message.empty())
+    return std::nullopt;
+  using K = FlagVerdict::Kind;
+  const char* code = v.kind == K::kDeprecated     ? "deprecated-flag"
+                     : v.kind == K::kAmbiguous    ? "ambiguous-flag"
+                     : v.kind == K::kNeverExisted ? "unknown-flag"
+                                                  : "flag-not-in-version";
+  return Note{v.kind != K::kDeprecated, code, std::move(message)};
+}
+
 std::string ReleaseFlagTables::describe(const FlagVerdict& v, std::string_view spelled,
                                         std::string_view release) const {
   const std::string where = fmt::format("{} {}", engine_, strip_v(release));

@@ -79,6 +79,16 @@ class ReleaseFlagTables {
   std::string describe(const FlagVerdict& v, std::string_view spelled,
                        std::string_view release) const;
 
+  /// A finding for a flag as typed on `release`, or nullopt when the release accepts it
+  /// plainly: the code (deprecated-flag, ambiguous-flag, flag-not-in-version, unknown-flag), an
+  /// error for what argparse rejects and a warning for a deprecation, and the line.
+  struct Note {
+    bool error = false;
+    std::string code;
+    std::string message;
+  };
+  std::optional<Note> note(std::string_view spelled, std::string_view release) const;
+
   struct Table {
     std::string release;
     std::vector<ReleaseFlag> rows;

@@ -26,18 +26,11 @@ void report_flags(PlanContext& ctx, std::vector<ParseNote> notes) {
     for (const FlagSetting& f : ctx.scenario.command.flags) {
       if (f.spelled.empty())
         continue;  // the positional model path
-      const FlagVerdict v = tables.judge(f.spelled, release);
-      const std::string message = tables.describe(v, f.spelled, release);
-      if (message.empty())
-        continue;
-      using K = FlagVerdict::Kind;
-      const char* code = v.kind == K::kDeprecated     ? "deprecated-flag"
-                         : v.kind == K::kAmbiguous    ? "ambiguous-flag"
-                         : v.kind == K::kNeverExisted ? "unknown-flag"
-                                                      : "flag-not-in-version";
-      ctx.finding(v.kind == K::kDeprecated ? Severity::kWarning : Severity::kError, code,
-                  {f.as_typed()}, message, "CLI",
-                  fmt::format("data/sglang/flags-{}.tsv ({})", release, kArgparse));
+      if (auto n = tables.note(f.spelled, release)) {
+        ctx.finding(n->error ? Severity::kError : Severity::kWarning, n->code, {f.as_typed()},
+                    n->message, "CLI",
+                    fmt::format("data/sglang/flags-{}.tsv ({})", release, kArgparse));
+      }
     }
   }
   for (const ParseNote& n : notes) {

@@ -218,7 +218,7 @@ const std::vector<ChangePoint> kChangePoints = {
        r.deepep_reserve = true;
      }},
     {"2026-07-20", "first in release 0.5.16 (wheel diff)",
-     "first in release 0.5.16 (wheel diff): Qwen3.5/Qwen3-Next on SM100 pick trtllm_mha with "
+     "Qwen3.5/Qwen3-Next on SM100 pick trtllm_mha with "
      "page 64 unless page 1 is required, else triton with page 1 (0.5.9: always triton)",
      [](R& r) { r.hybrid_sm100_trtllm_mha = true; }},
     {"2026-07-20", "release 0.5.16 (wheel diff; not in 0.5.15.post1)",

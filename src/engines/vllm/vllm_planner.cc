@@ -29,18 +29,11 @@ void report_flags(PlanContext& ctx, std::vector<ParseNote> notes) {
       std::string option = f.spelled.substr(0, f.spelled.find('.', 2));
       if (option.rfind("--", 0) != 0)
         continue;  // the positional model, -O
-      const FlagVerdict v = tables.judge(option, release);
-      const std::string message = tables.describe(v, option, release);
-      if (message.empty())
-        continue;
-      using K = FlagVerdict::Kind;
-      const char* code = v.kind == K::kDeprecated     ? "deprecated-flag"
-                         : v.kind == K::kAmbiguous    ? "ambiguous-flag"
-                         : v.kind == K::kNeverExisted ? "unknown-flag"
-                                                      : "flag-not-in-version";
-      ctx.finding(v.kind == K::kDeprecated ? Severity::kWarning : Severity::kError, code,
-                  {f.as_typed()}, message, "CLI",
-                  fmt::format("data/vllm/flags-{}.tsv ({})", release, kArgparse));
+      if (auto n = tables.note(option, release)) {
+        ctx.finding(n->error ? Severity::kError : Severity::kWarning, n->code, {f.as_typed()},
+                    n->message, "CLI",
+                    fmt::format("data/vllm/flags-{}.tsv ({})", release, kArgparse));
+      }
     }
   }
   for (const ParseNote& n : notes) {
