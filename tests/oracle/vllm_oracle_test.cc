@@ -41,7 +41,7 @@ const std::vector<Figure>& kv_figures() {
       {"kv_cache_size_tokens", "gpu_kv_cache_size_tokens"},
       // servescope's node is the figure vLLM prints ("%.2f"); the record keeps the raw float.
       {"max_concurrency", "maximum_concurrency", 0.005 + 1e-9},
-      {"block_size", "block_size"},
+      {"block_size", "block_size.reported"},
       {"max_model_len", "max_model_len"},
   };
   return kFigures;

@@ -471,6 +471,24 @@ void resolve_kv_cache(PlanContext& ctx) {
          std::string(kUtils) + "::get_max_concurrency_for_kv_cache_config",
          {"num_gpu_blocks", "blocks_per_request"}});
 
+  // After init vLLM sets cache_config.block_size to the least block of the groups
+  // (EngineCore._initialize_kv_caches); a mamba group's block is max_model_len without prefix
+  // caching (mamba cache mode none), so a hybrid can report less than its attention block.
+  std::int64_t min_block = INT64_MAX;
+  for (const Group& gp : w0) {
+    const bool whole_request = gp.spec.kind == SpecKind::kMamba && z.mamba_mode == "none";
+    min_block = std::min(min_block, whole_request ? std::min(gp.spec.block_size, z.max_model_len)
+                                                  : gp.spec.block_size);
+  }
+  g.add({"block_size.reported",
+         min_block,
+         "tokens",
+         "V5.2",
+         "The least block of the KV cache groups (a mamba group's is max_model_len without prefix "
+         "caching): the block size vLLM reports after start-up.",
+         "vllm/v1/engine/core.py::EngineCore._initialize_kv_caches",
+         {"block_size", "max_model_len", "mamba_cache_mode"}});
+
   // V5.2 GPU KV cache size, in the formula of this version.
   std::int64_t tokens = 0;
   std::string tokens_why;
@@ -481,9 +499,6 @@ void resolve_kv_cache(PlanContext& ctx) {
         "2026-04-28).",
         a.max_model_len);
   } else {
-    std::int64_t min_block = INT64_MAX;
-    for (const Group& gp : w0)
-      min_block = std::min(min_block, gp.spec.block_size);
     tokens = blocks / static_cast<std::int64_t>(w0.size()) * min_block;
     if (z.cp > 1)
       tokens *= z.cp;
@@ -495,9 +510,6 @@ void resolve_kv_cache(PlanContext& ctx) {
   // The bytes one reported token costs on this GPU: a set of one block per group holds the
   // smallest block's tokens (the pre-#41069 formula's unit), every layer included.
   {
-    std::int64_t min_block = INT64_MAX;
-    for (const Group& gp : w0)
-      min_block = std::min(min_block, gp.spec.block_size);
     const std::int64_t per_block =
         gr.kind == Grouping::Kind::kUniformType ? w0.front().spec.page_bytes : page * gs0;
     g.add({"kv_bytes_per_token",
