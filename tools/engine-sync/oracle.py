@@ -315,63 +315,14 @@ def run_workers(version: str, overlay: str, cases: list[dict], jobs: int, pool: 
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", PYTHONWARNINGS="ignore")
     env.pop("PYTHONPATH", None)
-    info: dict = {}
-    results: dict[int, dict] = {}
+    sys.path.insert(0, HERE)
+    import worker_pool
     try:
         write_models(os.path.join(tmp, "models"))
-        attempt = 0
-
-        def launch(chunk):
-            nonlocal attempt
-            attempt += 1
-            base = os.path.join(tmp, f"a{attempt}")
-            with open(base + ".in", "w") as f:
-                for c in chunk:
-                    f.write(json.dumps(c) + "\n")
-            p = subprocess.Popen([py, os.path.abspath(__file__), "--worker", src, overlay, stub,
-                                  base + ".in", base + ".out", "1" if pool else "0"],
-                                 stdout=subprocess.DEVNULL, stderr=open(base + ".err", "w"),
-                                 env=env, cwd=os.path.join(tmp, "models"))
-            return (p, base, chunk)
-
-        running = [launch(cases[j::jobs]) for j in range(jobs) if cases[j::jobs]]
-        dead_in_a_row = 0
-        while running:
-            time.sleep(0.3)
-            still = []
-            for p, base, chunk in running:
-                if p.poll() is None:
-                    still.append((p, base, chunk))
-                    continue
-                got = 0
-                if os.path.exists(base + ".out"):
-                    with open(base + ".out") as f:
-                        for line in f:
-                            if not line.endswith("\n"):
-                                break
-                            d = json.loads(line)
-                            if "worker" in d:
-                                info.update(d["worker"])
-                            else:
-                                results[d["case"]] = d
-                                got += 1
-                if got < len(chunk):
-                    err = [l for l in open(base + ".err").read().splitlines() if l.strip()]
-                    last = (err[-1] if err else f"exit {p.returncode}")[:200]
-                    if "import_s" not in info:
-                        raise RuntimeError(f"worker failed to start: {last}")
-                    dead_in_a_row = dead_in_a_row + 1 if got == 0 else 0
-                    if dead_in_a_row >= 3:
-                        for q, _, _ in still + running:
-                            if q.poll() is None:
-                                q.kill()
-                        raise RuntimeError(f"workers die on every case: {last}")
-                    bad = chunk[got]
-                    results[bad["case"]] = dict(bad, error=f"WorkerDied: {last}")
-                    if chunk[got + 1:]:
-                        still.append(launch(chunk[got + 1:]))
-            running = still
-        return [results[c["case"]] for c in cases], info
+        return worker_pool.run_cases(
+            cases, jobs, tmp, env, os.path.join(tmp, "models"),
+            lambda inp, out: [py, os.path.abspath(__file__), "--worker", src, overlay, stub, inp, out,
+                             "1" if pool else "0"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -47,6 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import oracle  # noqa: E402  the SGLang oracle's model/GPU loaders (data/models, data/gpus.csv)
+import worker_pool  # noqa: E402
 
 DEFAULT_VERSIONS = ["0.33.0", "0.19.0", "0.25.0", "0.30.0"]
 DEFAULT_SEED = 20261202
@@ -251,63 +252,12 @@ def run_workers(version: str, overlay: str, cases: list[dict], jobs: int) -> tup
                PYTHONWARNINGS="ignore", VLLM_LOGGING_LEVEL="CRITICAL", VLLM_NO_USAGE_STATS="1",
                VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
     env.pop("PYTHONPATH", None)
-    info: dict = {}
-    results: dict[int, dict] = {}
     try:
         oracle.write_models(os.path.join(tmp, "models"))
-        attempt = 0
-
-        def launch(chunk):
-            nonlocal attempt
-            attempt += 1
-            base = os.path.join(tmp, f"a{attempt}")
-            with open(base + ".in", "w") as f:
-                for c in chunk:
-                    f.write(json.dumps(c) + "\n")
-            p = subprocess.Popen([py, os.path.join(HERE, "vllm_oracle_worker.py"), src, overlay,
-                                  base + ".in", base + ".out"],
-                                 stdout=subprocess.DEVNULL, stderr=open(base + ".err", "w"),
-                                 env=env, cwd=os.path.join(tmp, "models"))
-            return (p, base, chunk)
-
-        running = [launch(cases[j::jobs]) for j in range(jobs) if cases[j::jobs]]
-        dead_in_a_row = 0
-        while running:
-            time.sleep(0.3)
-            still = []
-            for p, base, chunk in running:
-                if p.poll() is None:
-                    still.append((p, base, chunk))
-                    continue
-                got = 0
-                if os.path.exists(base + ".out"):
-                    with open(base + ".out") as f:
-                        for line in f:
-                            if not line.endswith("\n"):
-                                break
-                            d = json.loads(line)
-                            if "worker" in d:
-                                info.update(d["worker"])
-                            else:
-                                results[d["case"]] = d
-                                got += 1
-                if got < len(chunk):
-                    err = [l for l in open(base + ".err").read().splitlines() if l.strip()]
-                    last = (err[-1] if err else f"exit {p.returncode}")[:200]
-                    if "import_s" not in info:
-                        raise RuntimeError(f"worker failed to start: {last}")
-                    dead_in_a_row = dead_in_a_row + 1 if got == 0 else 0
-                    if dead_in_a_row >= 3:
-                        for q, _, _ in still + running:
-                            if q.poll() is None:
-                                q.kill()
-                        raise RuntimeError(f"workers die on every case: {last}")
-                    bad = chunk[got]
-                    results[bad["case"]] = dict(bad, error=f"WorkerDied: {last}")
-                    if chunk[got + 1:]:
-                        still.append(launch(chunk[got + 1:]))
-            running = still
-        return [results[c["case"]] for c in cases], info
+        return worker_pool.run_cases(
+            cases, jobs, tmp, env, os.path.join(tmp, "models"),
+            lambda inp, out: [py, os.path.join(HERE, "vllm_oracle_worker.py"), src, overlay, inp,
+                             out])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
