@@ -82,19 +82,23 @@ SPEC_CONSTRUCTION = (
 
 
 # ====================================================================== scenarios
+def pick_model_gpu_tp(rng: random.Random, models: list[dict], gpus: dict) -> tuple[dict, dict, int]:
+    """A model, a GPU of KV_GPUS and a tensor-parallel size whose weight share fits in 85% of it."""
+    while True:
+        m, g = rng.choice(models), gpus[rng.choice(KV_GPUS)]
+        tps = [t for t in (1, 2, 4, 8) if m["weight_gib"] / t < 0.85 * g["mem"] / 1024
+               and m["heads"] % t == 0]
+        if tps:
+            return m, g, rng.choice(tps)
+
+
 def generate(version: str, n: int, seed: int) -> list[dict]:
     rng = random.Random(f"{seed}:{version}:kv")
     models = oracle.load_models()
     gpus = {g["key"]: g for g in load_gpus()}
     cases = []
     for i in range(n):
-        while True:
-            m, g = rng.choice(models), gpus[rng.choice(KV_GPUS)]
-            tps = [t for t in (1, 2, 4, 8) if m["weight_gib"] / t < 0.85 * g["mem"] / 1024
-                   and m["heads"] % t == 0]
-            if tps:
-                break
-        tp = rng.choice(tps)
+        m, g, tp = pick_model_gpu_tp(rng, models, gpus)
         r = rng.random()
         bs = None if r < 0.4 else rng.choice([16, 32, 64])
         kvd = "fp8" if rng.random() < 0.3 else "auto"
@@ -153,13 +157,7 @@ def generate_config(version: str, n: int, seed: int, first: int) -> list[dict]:
     gpus = {g["key"]: g for g in load_gpus()}
     cases = []
     for i in range(n):
-        while True:
-            m, g = rng.choice(models), gpus[rng.choice(KV_GPUS)]
-            tps = [t for t in (1, 2, 4, 8) if m["weight_gib"] / t < 0.85 * g["mem"] / 1024
-                   and m["heads"] % t == 0]
-            if tps:
-                break
-        tp = rng.choice(tps)
+        m, g, tp = pick_model_gpu_tp(rng, models, gpus)
         f: list[str] = []
         if tp > 1:
             f += ["--tensor-parallel-size", str(tp)]
