@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -290,5 +291,46 @@ inline KnownGaps read_known_gaps() {
   }
   return out;
 }
+
+/// One engine's comparison with its oracle: a tally per release and figure, and the
+/// disagreements that no row of known-gaps.tsv names.
+struct Comparison {
+  KnownGaps gaps = read_known_gaps();
+  std::map<std::string, std::map<std::string, Tally>> by_release;  // release → figure → tally
+  std::vector<std::string> unexplained;
+
+  /// Counts one figure of case `c`: agreed, a named gap, or a disagreement told as `what` (a
+  /// callback, so the message is only formatted for a disagreement).
+  template <typename What>
+  void record(const std::string& release, const std::string& figure, const nlohmann::json& c,
+              const std::string& engine_value, bool match, What what) {
+    Tally& t = by_release[release][figure];
+    ++t.compared;
+    if (match)
+      ++t.matched;
+    else if (gaps.explains(release, figure, c, engine_value))
+      ++t.known;
+    else
+      unexplained.push_back(what());
+  }
+
+  /// Prints the agreement table, fails on gap rows (of `gap_prefix`, see KnownGaps::unused) no
+  /// case used any more and on every unexplained disagreement. $dump_env=FILE writes them all,
+  /// one a line (for working on them).
+  void finish(const std::string& engine, const std::string& gap_prefix, const char* dump_env) {
+    print_agreement(engine, by_release);
+    for (const std::string& stale : gaps.unused(gap_prefix))
+      ADD_FAILURE() << "known gap that no case shows any more (delete it): " << stale;
+    if (const char* dump = std::getenv(dump_env)) {
+      std::ofstream out(dump);
+      for (const std::string& u : unexplained)
+        out << u << "\n";
+    }
+    constexpr std::size_t kShown = 40;
+    for (std::size_t i = 0; i < unexplained.size() && i < kShown; ++i)
+      ADD_FAILURE() << unexplained[i];
+    EXPECT_EQ(unexplained.size(), 0u) << unexplained.size() << " disagreements are not named gaps";
+  }
+};
 
 }  // namespace servescope::testing

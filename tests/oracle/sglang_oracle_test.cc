@@ -10,10 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -65,9 +62,7 @@ const std::vector<Figure>& figures() {
 TEST(SglangOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
   const std::vector<OracleFile> files = read_oracle_files("sglang");
   ASSERT_FALSE(files.empty()) << "no tests/oracle/sglang-*.jsonl: run `make oracle`";
-  KnownGaps gaps = read_known_gaps();
-  std::vector<std::string> unexplained;
-  std::map<std::string, std::map<std::string, Tally>> by_release;  // release → figure → tally
+  Comparison cmp;
   for (const OracleFile& file : files) {
     for (const json& c : file.cases) {
       if (c.contains("error"))
@@ -75,7 +70,7 @@ TEST(SglangOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
       const std::string key = case_key(file.release, c);
       auto plan = plan_case("sglang", file.release, c);
       if (!plan) {
-        unexplained.push_back(key + ": servescope could not plan it: " + plan.message());
+        cmp.unexplained.push_back(key + ": servescope could not plan it: " + plan.message());
         continue;
       }
       const json& resolved = c["resolved"];
@@ -101,34 +96,14 @@ TEST(SglangOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
         if (!match && f.numeric_tolerance && theirs.is_number() && ours != nullptr &&
             ours->value.is_number())
           match = std::fabs(theirs.get<double>() - ours->value.as_number()) < 1e-9;
-        Tally& t = by_release[file.release][f.engine_key];
-        ++t.compared;
-        if (match) {
-          ++t.matched;
-          continue;
-        }
-        if (gaps.explains(file.release, f.engine_key, c, a)) {
-          ++t.known;
-          continue;
-        }
-        unexplained.push_back(fmt::format("{}: {} engine {} servescope {}{}", key, f.engine_key, a,
-                                          b, ours == nullptr ? "" : " (" + ours->why + ")"));
+        cmp.record(file.release, f.engine_key, c, a, match, [&] {
+          return fmt::format("{}: {} engine {} servescope {}{}", key, f.engine_key, a, b,
+                             ours == nullptr ? "" : " (" + ours->why + ")");
+        });
       }
     }
   }
-  print_agreement("sglang", by_release);
-  for (const std::string& stale : gaps.unused())
-    ADD_FAILURE() << "known gap that no case shows any more (delete it): " << stale;
-  // SERVESCOPE_ORACLE_DUMP=FILE writes every disagreement, one a line (for working on them).
-  if (const char* dump = std::getenv("SERVESCOPE_ORACLE_DUMP")) {
-    std::ofstream out(dump);
-    for (const std::string& u : unexplained)
-      out << u << "\n";
-  }
-  constexpr std::size_t kShown = 40;
-  for (std::size_t i = 0; i < unexplained.size() && i < kShown; ++i)
-    ADD_FAILURE() << unexplained[i];
-  EXPECT_EQ(unexplained.size(), 0u) << unexplained.size() << " disagreements are not named gaps";
+  cmp.finish("sglang", "", "SERVESCOPE_ORACLE_DUMP");
 }
 
 // The pool arithmetic (0.5.16+): the oracle drove the release's KVCacheConfigurator with a
@@ -139,7 +114,6 @@ TEST(SglangOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
 TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
   const std::vector<OracleFile> files = read_oracle_files("sglang");
   ASSERT_FALSE(files.empty());
-  KnownGaps gaps = read_known_gaps();
   struct PoolFigure {
     std::string engine_key;
     std::string node;
@@ -150,8 +124,7 @@ TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
       {"max_mamba_cache_size", "max_mamba_cache_size"},
       {"max_running_requests", "max_running_requests"},
   };
-  std::map<std::string, std::map<std::string, Tally>> by_release;
-  std::vector<std::string> unexplained;
+  Comparison cmp;
   for (const OracleFile& file : files) {
     for (const json& c : file.cases) {
       if (!c.contains("pool") || c["pool"].contains("error") || c.contains("error"))
@@ -160,7 +133,7 @@ TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
       const std::string key = case_key(file.release, c);
       auto first = plan_case("sglang", file.release, c);
       if (!first) {
-        unexplained.push_back(key + ": servescope could not plan it: " + first.message());
+        cmp.unexplained.push_back(key + ": servescope could not plan it: " + first.message());
         continue;
       }
       const double mfs = first->graph.value("mem_fraction_static").as_number();
@@ -178,12 +151,14 @@ TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
       if (free_after > p) {
         // The generated budget (up to 60% of the card) plus this fraction's headroom exceeds the
         // card: no real start has it, and servescope rejects the calibration as impossible.
-        ++by_release[file.release]["pool (budget impossible on this card: not compared)"].compared;
+        ++cmp.by_release[file.release]["pool (budget impossible on this card: not compared)"]
+              .compared;
         continue;
       }
       auto plan = plan_case("sglang", file.release, c, p, free_after);
       if (!plan) {
-        unexplained.push_back(key + ": servescope could not plan it calibrated: " + plan.message());
+        cmp.unexplained.push_back(key +
+                                  ": servescope could not plan it calibrated: " + plan.message());
         continue;
       }
       for (const PoolFigure& f : pool_figures) {
@@ -192,31 +167,14 @@ TEST(SglangOracle, PoolFiguresFromTheSameBudgetAgreeOrAreNamedGaps) {
         const Node* ours = plan->graph.find(f.node);
         const std::string a = canonical(pool[f.engine_key]);
         const std::string b = ours == nullptr ? "None" : canonical(ours->value);
-        Tally& t = by_release[file.release]["pool." + f.engine_key];
-        ++t.compared;
-        if (a == b) {
-          ++t.matched;
-        } else if (gaps.explains(file.release, "pool." + f.engine_key, c, a)) {
-          ++t.known;
-        } else {
-          unexplained.push_back(fmt::format("{}: pool.{} engine {} servescope {}{}", key,
-                                            f.engine_key, a, b,
-                                            ours == nullptr ? "" : " (" + ours->why + ")"));
-        }
+        cmp.record(file.release, "pool." + f.engine_key, c, a, a == b, [&] {
+          return fmt::format("{}: pool.{} engine {} servescope {}{}", key, f.engine_key, a, b,
+                             ours == nullptr ? "" : " (" + ours->why + ")");
+        });
       }
     }
   }
-  print_agreement("sglang", by_release);
-  for (const std::string& stale : gaps.unused("pool."))
-    ADD_FAILURE() << "known gap that no case shows any more (delete it): " << stale;
-  if (const char* dump = std::getenv("SERVESCOPE_ORACLE_POOL_DUMP")) {
-    std::ofstream out(dump);
-    for (const std::string& u : unexplained)
-      out << u << "\n";
-  }
-  for (std::size_t i = 0; i < unexplained.size() && i < 40; ++i)
-    ADD_FAILURE() << unexplained[i];
-  EXPECT_EQ(unexplained.size(), 0u) << unexplained.size() << " disagreements are not named gaps";
+  cmp.finish("sglang", "pool.", "SERVESCOPE_ORACLE_POOL_DUMP");
 }
 
 }  // namespace

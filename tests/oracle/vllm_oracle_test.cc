@@ -12,9 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -65,9 +62,7 @@ const std::vector<Figure>& config_figures() {
 TEST(VllmOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
   const std::vector<OracleFile> files = read_oracle_files("vllm");
   ASSERT_FALSE(files.empty()) << "no tests/oracle/vllm-*.jsonl: run `make oracle`";
-  KnownGaps gaps = read_known_gaps();
-  std::vector<std::string> unexplained;
-  std::map<std::string, std::map<std::string, Tally>> by_release;
+  Comparison cmp;
   for (const OracleFile& file : files) {
     for (const json& c : file.cases) {
       if (c.contains("error") || !c.contains("result"))
@@ -82,7 +77,7 @@ TEST(VllmOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
                                           c["gpu"].get<std::string>(), case_argv(c));
       auto plan = plan_command("vllm", file.release, c, kv);
       if (!plan) {
-        unexplained.push_back(key + ": servescope could not plan it: " + plan.message());
+        cmp.unexplained.push_back(key + ": servescope could not plan it: " + plan.message());
         continue;
       }
       for (const Figure& f : kind == "kv" ? kv_figures() : config_figures()) {
@@ -99,29 +94,14 @@ TEST(VllmOracle, EveryRecordedFigureAgreesOrIsANamedGap) {
         if (!match && f.tolerance > 0 && theirs.is_number() && ours != nullptr &&
             ours->value.is_number())
           match = std::fabs(theirs.get<double>() - ours->value.as_number()) <= f.tolerance;
-        Tally& t = by_release[file.release][figure];
-        ++t.compared;
-        if (match)
-          ++t.matched;
-        else if (gaps.explains(file.release, figure, c, a))
-          ++t.known;
-        else
-          unexplained.push_back(fmt::format("{}: {} engine {} servescope {}{}", key, figure, a, b,
-                                            ours == nullptr ? "" : " (" + ours->why + ")"));
+        cmp.record(file.release, figure, c, a, match, [&] {
+          return fmt::format("{}: {} engine {} servescope {}{}", key, figure, a, b,
+                             ours == nullptr ? "" : " (" + ours->why + ")");
+        });
       }
     }
   }
-  print_agreement("vllm", by_release);
-  for (const std::string& stale : gaps.unused("vllm."))
-    ADD_FAILURE() << "known gap that no case shows any more (delete it): " << stale;
-  if (const char* dump = std::getenv("SERVESCOPE_ORACLE_VLLM_DUMP")) {
-    std::ofstream out(dump);
-    for (const std::string& u : unexplained)
-      out << u << "\n";
-  }
-  for (std::size_t i = 0; i < unexplained.size() && i < 40; ++i)
-    ADD_FAILURE() << unexplained[i];
-  EXPECT_EQ(unexplained.size(), 0u) << unexplained.size() << " disagreements are not named gaps";
+  cmp.finish("vllm", "vllm.", "SERVESCOPE_ORACLE_VLLM_DUMP");
 }
 
 }  // namespace
