@@ -64,6 +64,31 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module):
         pass
 
+class _NativeModule(types.ModuleType):
+    """A compiled extension's stand-in: every attribute is a function that returns None."""
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *a, **k: None
+
+
+class _NativeFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, matches):
+        self.matches = matches
+    def find_spec(self, name, path=None, target=None):
+        return importlib.machinery.ModuleSpec(name, self) if self.matches(name) else None
+    def create_module(self, spec):
+        return _NativeModule(spec.name)
+    def exec_module(self, module):
+        pass
+
+def install_native_stubs(matches):
+    """Answer `import NAME` for every NAME that matches(NAME) (an engine wheel's compiled
+    extensions, which need CUDA) with a module whose functions return None; the Python
+    around them stays the release's own."""
+    sys.meta_path.insert(0, _NativeFinder(matches))
+
+
 def install_stub_modules(roots, versions=None):
     """Make `import ROOT[.anything]` succeed with inert stubs (only if ROOT is not installed).
     versions={'torchvision': '0.28.0'} gives the root a __version__/__file__, so that

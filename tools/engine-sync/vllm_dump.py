@@ -11,36 +11,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.abc
-import importlib.machinery
 import json
 import os
 import sys
-import types
 
 STUB_PREFIXES = ("vllm._C", "vllm._moe_C", "vllm._vllm_fa2_C", "vllm._vllm_fa3_C", "vllm._flashmla",
                  "vllm.cumem_allocator", "vllm._C_stable_libtorch", "vllm.vllm_flash_attn",
                  "vllm._rocm_C", "vllm._custom_ops_C")
-
-
-class _Any(types.ModuleType):
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return lambda *a, **k: None
-
-
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, name, path, target=None):
-        if name in STUB_PREFIXES or name.startswith(tuple(p + "." for p in STUB_PREFIXES)):
-            return importlib.machinery.ModuleSpec(name, self)
-        return None
-
-    def create_module(self, spec):
-        return _Any(spec.name)
-
-    def exec_module(self, module):
-        pass
 
 
 PARSER_MODULES = ["vllm.entrypoints.common.cli_args", "vllm.entrypoints.launchers.cli_args",
@@ -55,8 +32,9 @@ def main() -> None:
         sys.path.insert(1, overlay)
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.append(here)
-    sys.meta_path.insert(0, _Finder())
-    from stubs import install_stub_modules
+    from stubs import install_native_stubs, install_stub_modules
+    install_native_stubs(lambda n: n.startswith(tuple(p + "." for p in STUB_PREFIXES))
+                         or n in STUB_PREFIXES)
     install_stub_modules(["torchvision"], versions={"torchvision": "0.28.0"})
     # vLLM reads its own version from the dist-info the unpacked wheel carries
     import importlib.metadata as md

@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.abc
-import importlib.machinery
+import importlib
 import json
 import os
 import sys
 import time
 import traceback
-import types
 
 # The release's compiled extension modules (the wheel's *.so, listed by vllm_oracle.py in
 # SRC/.native-modules); these names are always stubbed too (older wheels name them so).
@@ -37,31 +35,12 @@ OP_NAMESPACES = ("_C", "_moe_C", "_C_cache_ops", "_C_custom_ar", "_rocm_C", "_vl
                  "_vllm_fa3_C", "_flashmla_C", "_flashmla_extension_C")
 
 
-class _Any(types.ModuleType):
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return lambda *a, **k: None
-
-
-class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, name, path, target=None):
-        if name in NATIVE:
-            return importlib.machinery.ModuleSpec(name, self)
-        return None
-
-    def create_module(self, spec):
-        return _Any(spec.name)
-
-    def exec_module(self, module):
-        pass
-
-
 def install_stubs(src: str) -> None:
     path = os.path.join(src, ".native-modules")
     if os.path.exists(path):
         NATIVE.update(l.strip() for l in open(path) if l.strip())
-    sys.meta_path.insert(0, _StubFinder())
+    import stubs
+    stubs.install_native_stubs(NATIVE.__contains__)
     import torch._ops as ops
     orig = ops._OpNamespace.__getattr__
 
@@ -570,8 +549,8 @@ def main(argv: list[str]) -> None:
     if overlay and overlay != "-":
         sys.path.insert(1, overlay)
     t0 = time.time()
-    install_stubs(src)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    install_stubs(src)
     import stubs  # ours: inert torchvision (mllama4 imports transformers' llama4 image processor)
     stubs.install_stub_modules(["torchvision"], {"torchvision": "0.28.0"})
     platform = install_platform()
