@@ -52,7 +52,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.roots = set(roots)
         self.versions = versions or {}
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.split(".")[0] in self.roots:
+        if any(fullname == r or fullname.startswith(r + ".") for r in self.roots):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
     def create_module(self, spec):
@@ -141,3 +141,9 @@ def install_sglang_triton_stub(sglang_pkg_dir):
         torch.backends.mps.is_available = saved[2]
         torch.Tensor.to, torch.Tensor.copy_ = saved[3], saved[4]
     return "triton" in sys.modules
+
+
+def install_subtree_stubs(prefixes):
+    """Answer `import P[.anything]` for each package P (installed, but needing a GPU runtime
+    when imported, e.g. flashinfer.comm's module-level libcudart handle) with inert stubs."""
+    sys.meta_path.insert(0, _Finder(prefixes))

@@ -61,8 +61,9 @@ PATCHES = ("stubs: every compiled extension module of the wheel (*.so names, e.g
            "CudaPlatformBase subclass answering the case's GPU (capability, name, total memory "
            "= memory_mib of data/gpus.csv, 8 devices, fully connected); registry._run_in_subprocess "
            "runs in-process; torch.empty/zeros(device='cuda') give meta tensors (module-level workspaces, "
-           "cutlass_mla.py); no flashinfer installed (FlashInfer backends are unavailable, as "
-           "without flashinfer-python); the KV modules' loggers are recorded; before each case every functools cache of the loaded "
+           "cutlass_mla.py); the flashinfer-python the wheel pins (overlays-vllm.txt flashinfer-VER, "
+           "pure Python, imported for real) with VLLM_HAS_FLASHINFER_CUBIN=1 (its kernels present, as a "
+           "serving install has them); the KV modules' loggers are recorded; before each case every functools cache of the loaded "
            "vllm modules is cleared (selector and support probes are memoized per process); os.environ "
            "restored per case")
 SPEC_CONSTRUCTION = (
@@ -229,13 +230,39 @@ def release_tree(version: str) -> str:
 
 
 def package_sets() -> list[tuple[str, str]]:
+    """The package sets the probe chooses among (the venv alone, then each non-kernel overlay)."""
     sets = [("venv", "-")]
     path = os.path.join(HERE, "overlays-vllm.txt")
     for line in open(path):
         w = line.split()
-        if w and not w[0].startswith("#"):
+        if w and not w[0].startswith(("#", KERNEL_SET)):
             sets.append((w[0], os.path.join(VENV, "overlays", w[0])))
     return sets
+
+
+KERNEL_SET = "flashinfer-"
+
+
+def wheel_pin(version: str, package: str) -> str | None:
+    """The exact version the release's wheel pins `package` to (Requires-Dist: package==V)."""
+    import common
+    with zipfile.ZipFile(common.wheel_path("vllm", version)) as z:
+        meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    for line in meta.splitlines():
+        if line.startswith(f"Requires-Dist: {package}==") and ";" not in line:
+            return line.split("==", 1)[1].strip()
+    return None
+
+
+def kernel_set(version: str) -> tuple[str, str]:
+    """The overlay holding the FlashInfer the release pins; a serving install has it."""
+    pin = wheel_pin(version, "flashinfer-python")
+    name = f"{KERNEL_SET}{pin}"
+    odir = os.path.join(VENV, "overlays", name)
+    if pin is None or not os.path.isdir(odir):
+        raise SystemExit(f"vllm {version} pins flashinfer-python=={pin}: add '{name} ...' to "
+                         "overlays-vllm.txt and rerun setup_venv.sh vllm")
+    return name, odir
 
 
 def run_workers(version: str, overlay: str, cases: list[dict], jobs: int) -> tuple[list[dict], dict]:
@@ -246,7 +273,11 @@ def run_workers(version: str, overlay: str, cases: list[dict], jobs: int) -> tup
         raise SystemExit("no venv: run tools/engine-sync/setup_venv.sh vllm")
     src = release_tree(version)
     tmp = tempfile.mkdtemp(prefix=f"oracle-vllm-{version}-")
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+    kname, kdir = kernel_set(version)
+    overlay = kdir if overlay in ("", "-") else overlay + os.pathsep + kdir
+    # The kernels a serving install has (flashinfer-cubin, or `vllm download-kernels`), declared
+    # with the switch vLLM's has_flashinfer_cubin() reads; no nvcc is needed then.
+    env = dict(os.environ, VLLM_HAS_FLASHINFER_CUBIN="1", PYTHONDONTWRITEBYTECODE="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                PYTHONWARNINGS="ignore", VLLM_LOGGING_LEVEL="CRITICAL", VLLM_NO_USAGE_STATS="1",
                VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
     env.pop("PYTHONPATH", None)
@@ -334,7 +365,7 @@ def versions_of(odir: str) -> dict:
     code = ("import importlib.metadata as m, json, sys\n"
             "out = {}\n"
             "for p in ('torch', 'transformers', 'tokenizers', 'huggingface_hub', 'pydantic', 'numpy', "
-            "'compressed-tensors', 'xgrammar'):\n"
+            "'compressed-tensors', 'xgrammar', 'flashinfer-python'):\n"
             "    try: out[p] = m.version(p)\n"
             "    except Exception: out[p] = None\n"
             "print(json.dumps(out))\n")
@@ -396,9 +427,11 @@ def main() -> None:
                                      "report for the KV cache (after weights, activation peak, CUDA graphs, "
                                      "i.e. already under gpu_memory_utilization); given to get_kv_cache_configs "
                                      "for each of the tp workers",
-                  "package_set": name, "packages": versions_of(odir),
+                  "package_set": name, "kernel_set": kernel_set(v)[0],
+                  "packages": versions_of(os.pathsep.join(d for d in (odir, kernel_set(v)[1]) if d != "-")),
                   "requirements": "tools/engine-sync/requirements-vllm.lock"
-                                  + (f" + overlays-vllm.txt {name}" if name != "venv" else ""),
+                                  + (f" + overlays-vllm.txt {name}" if name != "venv" else "")
+                                  + f" + overlays-vllm.txt {kernel_set(v)[0]}",
                   "date": datetime.date.today().isoformat(),
                   "seconds": {"choose_package_set": round(t1 - t0, 1), "run": round(t2 - t1, 1),
                               "import": info.get("import_s"), "jobs": a.jobs},

@@ -35,12 +35,26 @@ OP_NAMESPACES = ("_C", "_moe_C", "_C_cache_ops", "_C_custom_ar", "_rocm_C", "_vl
                  "_vllm_fa3_C", "_flashmla_C", "_flashmla_extension_C")
 
 
+class MissingOp:
+    """Stands in for an op of a stubbed extension: calling it answers False, and any overload
+    (`.default`, `.Tensor`; module-level pattern matchers read them, 0.33 compile fusion) is itself."""
+
+    def __call__(self, *a, **k):
+        return False
+
+    def __getattr__(self, overload):
+        return self
+
+
 def install_stubs(src: str) -> None:
     path = os.path.join(src, ".native-modules")
     if os.path.exists(path):
         NATIVE.update(l.strip() for l in open(path) if l.strip())
     import stubs
     stubs.install_native_stubs(NATIVE.__contains__)
+    # FlashInfer's communication kernels open libcudart when imported (0.6.6: flashinfer.comm.
+    # cuda_ipc); the allreduce-fusion size tables vLLM reads are vLLM's own.
+    stubs.install_subtree_stubs(["flashinfer.comm"])
     import torch._ops as ops
     orig = ops._OpNamespace.__getattr__
 
@@ -49,7 +63,7 @@ def install_stubs(src: str) -> None:
             return orig(self, op_name)
         except AttributeError:
             if self.name in OP_NAMESPACES:
-                return lambda *a, **k: False
+                return MissingOp()
             raise
     ops._OpNamespace.__getattr__ = getattr_
     import torch.library as lib
@@ -329,66 +343,77 @@ def run_kv(case: dict, mods: dict, platform) -> dict:
         out["mamba_cache_mode"] = getattr(cfg.cache_config, "mamba_cache_mode", None)
         specs, how = build_specs(cfg, mods)
         out["spec"] = how
-        world = case["tp"]
-        kv_cache_specs = [dict(specs) for _ in range(world)]
-        avail = [case["available_bytes"]] * world
-        rec = []
-        for m in mods["log_modules"]:
-            r = LogRecorder(m.logger)
-            m.logger = r
-            rec.append((m, r))
-        try:
-            if mods.get("register_all_kvcache_specs"):
-                mods["register_all_kvcache_specs"](cfg)
-            if mods.get("resolve_kv_cache_layout"):  # as EngineCore (0.30+): the backends' layouts
-                names = [l.name for l in mods["get_supported_kv_cache_layouts"](
-                    mods["get_current_attn_backends"](cfg))]
-                layout = mods["resolve_kv_cache_layout"](
-                    cfg, [names] * world, [s for d in kv_cache_specs for s in d.values()])
-                mods["record_kv_cache_layout"](cfg.cache_config, layout.name)
-                out["kv_cache_layout"] = layout.name
-            import inspect
-            gkc = mods["get_kv_cache_configs"]
-            if "global_kv_cache_groups" in inspect.signature(gkc).parameters:
-                groups = mods["get_global_kv_cache_groups"](cfg, kv_cache_specs)
-                if hasattr(cfg, "adjust_dcp_kv_cache_interleave_size"):
-                    cfg.adjust_dcp_kv_cache_interleave_size(groups)
-                configs = gkc(cfg, kv_cache_specs, avail, groups)
-            else:
-                configs = gkc(cfg, kv_cache_specs, avail)
-            sched = mods["generate_scheduler_kv_cache_config"](configs)
-            groups = sched.kv_cache_groups
-            if groups:  # as EngineCore._initialize_kv_caches
-                part = [g.kv_cache_spec.block_size for g in groups
-                        if getattr(g.kv_cache_spec, "prefix_cacheable", True)]
-                cfg.cache_config.block_size = min(part or [g.kv_cache_spec.block_size for g in groups])
-                if mods.get("update_kv_cache_capacity"):
-                    mods["update_kv_cache_capacity"](cfg, sched)
-            if mods.get("get_kv_cache_capacity"):
-                tokens, conc = mods["get_kv_cache_capacity"](cfg, sched)
-            else:  # 0.19: the figures of the log lines _report_kv_cache_config printed
-                conc = mods["get_max_concurrency_for_kv_cache_config"](cfg, sched)
-                tokens = None
-        finally:
-            for m, r in rec:
-                m.logger = r._real
-        lines = [l for _, r in rec for l in r.lines]
-        for l in lines:
-            if "KV cache size:" in l and tokens is None:
-                tokens = int(l.split("KV cache size:")[1].split("tokens")[0].replace(",", "").strip())
-        out.update({
-            "num_blocks": sched.num_blocks,
-            "kv_cache_size_tokens": tokens,
-            "max_concurrency": conc,
-            "max_model_len": cfg.model_config.max_model_len,
-            "block_size": cfg.cache_config.block_size,
-            "groups": [{"spec": spec_name(g.kv_cache_spec), "layers": len(g.layer_names),
-                        "block_size": g.kv_cache_spec.block_size,
-                        "page_size_bytes": g.kv_cache_spec.page_size_bytes}
-                       for g in groups],
-            "log": list(dict.fromkeys(l for l in lines if "KV cache size" in l or "Maximum concurrency" in l
-                                      or "max_model_len" in l or "max model len" in l.lower())),
-        })
+        out.update(plan_kv(cfg, mods, specs, case["tp"], case["available_bytes"]))
+    return out
+
+
+def plan_kv(cfg, mods, specs: dict, world: int, available: int) -> dict:
+    """As EngineCore._initialize_kv_caches: the same specs for each of `world` workers, `available`
+    bytes each; register_all_kvcache_specs, resolve_kv_cache_layout (0.30+),
+    get_global_kv_cache_groups (0.33), get_kv_cache_configs, generate_scheduler_kv_cache_config,
+    block_size = min over groups, update_kv_cache_capacity / get_kv_cache_capacity (0.19: the
+    figures its _report_kv_cache_config logs + get_max_concurrency_for_kv_cache_config)."""
+    out: dict = {}
+    kv_cache_specs = [dict(specs) for _ in range(world)]
+    avail = [available] * world
+    rec = []
+    for m in mods["log_modules"]:
+        r = LogRecorder(m.logger)
+        m.logger = r
+        rec.append((m, r))
+    try:
+        if mods.get("register_all_kvcache_specs"):
+            mods["register_all_kvcache_specs"](cfg)
+        if mods.get("resolve_kv_cache_layout"):  # as EngineCore (0.30+): the backends' layouts
+            names = [l.name for l in mods["get_supported_kv_cache_layouts"](
+                mods["get_current_attn_backends"](cfg))]
+            layout = mods["resolve_kv_cache_layout"](
+                cfg, [names] * world, [s for d in kv_cache_specs for s in d.values()])
+            mods["record_kv_cache_layout"](cfg.cache_config, layout.name)
+            out["kv_cache_layout"] = layout.name
+        import inspect
+        gkc = mods["get_kv_cache_configs"]
+        if "global_kv_cache_groups" in inspect.signature(gkc).parameters:
+            groups = mods["get_global_kv_cache_groups"](cfg, kv_cache_specs)
+            if hasattr(cfg, "adjust_dcp_kv_cache_interleave_size"):
+                cfg.adjust_dcp_kv_cache_interleave_size(groups)
+            configs = gkc(cfg, kv_cache_specs, avail, groups)
+        else:
+            configs = gkc(cfg, kv_cache_specs, avail)
+        sched = mods["generate_scheduler_kv_cache_config"](configs)
+        groups = sched.kv_cache_groups
+        if groups:  # as EngineCore._initialize_kv_caches: min over the groups (0.30+: over the
+            # prefix-cacheable ones, when any)
+            part = [g.kv_cache_spec.block_size for g in groups
+                    if not mods["core_min_prefix_cacheable"] or g.kv_cache_spec.prefix_cacheable]
+            cfg.cache_config.block_size = min(part or [g.kv_cache_spec.block_size for g in groups])
+            if mods.get("update_kv_cache_capacity"):
+                mods["update_kv_cache_capacity"](cfg, sched)
+        if mods.get("get_kv_cache_capacity"):
+            tokens, conc = mods["get_kv_cache_capacity"](cfg, sched)
+        else:  # 0.19: the figures of the log lines _report_kv_cache_config printed
+            conc = mods["get_max_concurrency_for_kv_cache_config"](cfg, sched)
+            tokens = None
+    finally:
+        for m, r in rec:
+            m.logger = r._real
+    lines = [l for _, r in rec for l in r.lines]
+    for l in lines:
+        if "KV cache size:" in l and tokens is None:
+            tokens = int(l.split("KV cache size:")[1].split("tokens")[0].replace(",", "").strip())
+    out.update({
+        "num_blocks": sched.num_blocks,
+        "kv_cache_size_tokens": tokens,
+        "max_concurrency": conc,
+        "max_model_len": cfg.model_config.max_model_len,
+        "block_size": cfg.cache_config.block_size,
+        "groups": [{"spec": spec_name(g.kv_cache_spec), "layers": len(g.layer_names),
+                    "block_size": g.kv_cache_spec.block_size,
+                    "page_size_bytes": g.kv_cache_spec.page_size_bytes}
+                   for g in groups],
+        "log": list(dict.fromkeys(l for l in lines if "KV cache size" in l or "Maximum concurrency" in l
+                                  or "max_model_len" in l or "max model len" in l.lower())),
+    })
     return out
 
 
@@ -450,7 +475,19 @@ def run_config(case: dict, mods: dict, platform) -> dict:
             platform.update_block_size_for_backend(cfg)
             out["worker_block_size"] = cfg.cache_config.block_size
             out["worker_mamba_block_size"] = getattr(cfg.cache_config, "mamba_block_size", None)
+            # The block size the engine serves with: EngineCore sets it from the KV groups after
+            # planning (0.19.0 resets a hybrid model's block to 16 on the worker and the page-size
+            # unification restores it); memory is not the question here, so plenty is given.
+            try:
+                specs, _ = build_specs(cfg, mods)
+                out["engine_block_size"] = plan_kv(cfg, mods, specs, pc.tensor_parallel_size,
+                                                   PLENTY_BYTES)["block_size"]
+            except Exception as e:
+                out["engine_block_size_error"] = f"{type(e).__name__}: {str(e)[:200]}"
     return out
+
+
+PLENTY_BYTES = 4 << 40  # per worker, for plan_kv where only the grouping is asked
 
 
 _CACHED: list = []
@@ -531,6 +568,9 @@ def load_mods() -> dict:
     except (ImportError, AttributeError):
         pass
     from vllm.v1.attention.selector import get_attn_backend
+    import vllm.v1.engine as engine_pkg  # EngineCore itself needs zmq/multiprocessing: read its rule
+    with open(os.path.join(os.path.dirname(engine_pkg.__file__), "core.py")) as f:
+        mods["core_min_prefix_cacheable"] = "if g.kv_cache_spec.prefix_cacheable" in f.read()
     from vllm.model_executor.layers.attention_layer_base import AttentionLayerBase
     mods.update(get_attn_backend=get_attn_backend, AttentionLayerBase=AttentionLayerBase)
     try:
@@ -546,8 +586,8 @@ def load_mods() -> dict:
 def main(argv: list[str]) -> None:
     src, overlay, inp, outp = argv[:4]
     sys.path.insert(0, src)
-    if overlay and overlay != "-":
-        sys.path.insert(1, overlay)
+    if overlay and overlay != "-":  # package sets, os.pathsep-separated, first wins
+        sys.path[1:1] = overlay.split(os.pathsep)
     t0 = time.time()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     install_stubs(src)
