@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 #include "catalog/embedded_data.h"
@@ -114,6 +115,34 @@ Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
     catalog.gpus_.push_back(std::move(g));
   }
   return catalog;
+}
+
+GpuSpec cpu_host(std::int64_t node_memory_mib) {
+  GpuSpec g;
+  g.key = "cpu";
+  g.smi_name = "CPU";
+  g.compute_capability = "cpu";
+  g.arch = "CPU";
+  g.is_cpu = true;
+  g.memory_mib = node_memory_mib;
+  g.source_note =
+      "The host CPU: an engine's CPU platform sizes the KV cache in the NUMA node's memory.";
+  return g;
+}
+
+bool names_cpu_host(std::string_view name) {
+  return to_lower(trim(name)) == "cpu";
+}
+
+Result<DeviceMatch> find_device(std::string_view name, std::optional<double> host_total_gib) {
+  if (names_cpu_host(name)) {
+    return DeviceMatch{
+        cpu_host(host_total_gib ? std::llround(*host_total_gib * 1024) : std::int64_t{0}), {}};
+  }
+  auto gpu = GpuCatalog::builtin().find(name);
+  if (!gpu)
+    return gpu.error();
+  return DeviceMatch{*gpu->spec, gpu->note};
 }
 
 const GpuCatalog& GpuCatalog::builtin() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@ struct GpuSpec {
   int cc_major = 0;                // 0 for AMD
   int cc_minor = 0;
   bool is_amd = false;
+  bool is_cpu = false;  // the host CPU (vLLM's CPU platform); memory_mib is its NUMA node's
   std::string arch;
   double mem_bw_tbps = 0;
   double bf16_dense_tflops = 0;  // 0 where the table is empty
@@ -54,6 +56,21 @@ class GpuCatalog {
  private:
   std::vector<GpuSpec> gpus_;
 };
+
+/// The host CPU as vLLM's CPU platform sees it: key "cpu", memory = the NUMA node's MemTotal
+/// (0 when not known: only the automatic KV size needs it).
+GpuSpec cpu_host(std::int64_t node_memory_mib);
+
+/// Whether a --gpu value names the host CPU ("cpu", any case).
+bool names_cpu_host(std::string_view name);
+
+struct DeviceMatch {
+  GpuSpec spec;
+  std::string note;
+};
+
+/// A device by name: the host CPU (with its node memory when known) or a catalog GPU.
+Result<DeviceMatch> find_device(std::string_view name, std::optional<double> host_total_gib);
 
 /// The catalog GPUs a memory figure a log printed can come from: the smallest memory class
 /// (totals within 3% of the smallest) whose total holds `gib` — strictly above it when the

@@ -304,18 +304,34 @@ Status ConfigReader::read_layers(const json& text, Family family) {
       l.key_head_dim = get_int(text, "linear_key_head_dim", true).value_or(0);
       l.value_head_dim = get_int(text, "linear_value_head_dim", true).value_or(0);
       l.conv_kernel = get_int(text, "linear_conv_kernel_dim", true).value_or(0);
-      l.full_attention_interval = get_int(text, "full_attention_interval", true).value_or(0);
+      // transformers 5 saves the list (layer_types) instead of the interval.
+      const auto types = text.find("layer_types");
+      const bool listed = types != text.end() && types->is_array() &&
+                          static_cast<int>(types->size()) == n &&
+                          text.find("full_attention_interval") == text.end();
+      l.full_attention_interval =
+          listed ? 0 : get_int(text, "full_attention_interval", true).value_or(0);
       if (auto it = text.find("mamba_ssm_dtype"); it != text.end() && it->is_string()) {
         l.ssm_dtype = it->get<std::string>();
       }
       if (!missing_.empty())
         return error(fmt::format("field '{}' is missing or invalid", missing_));
-      if (l.full_attention_interval <= 0) {
+      if (listed) {
+        for (int i = 0; i < n; ++i) {
+          const json& t = (*types)[static_cast<std::size_t>(i)];
+          if (!t.is_string() || (t.get<std::string>() != "linear_attention" &&
+                                 t.get<std::string>() != "full_attention"))
+            return error(fmt::format("{}[{}] is neither linear_attention nor full_attention",
+                                     field("layer_types"), i));
+          if (t.get<std::string>() == "linear_attention")
+            shape_.layer_kinds[static_cast<std::size_t>(i)] = LayerKind::kLinearAttention;
+        }
+      } else if (l.full_attention_interval <= 0) {
         return error(fmt::format("{} must be positive", field("full_attention_interval")));
       }
       // Qwen3NextConfig.layers_block_type: layer i is linear unless (i+1) % interval == 0;
       // SGLang uses this rule, not the HF layer_types list.
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; !listed && i < n; ++i) {
         if ((i + 1) % l.full_attention_interval != 0) {
           shape_.layer_kinds[static_cast<std::size_t>(i)] = LayerKind::kLinearAttention;
         }

@@ -240,13 +240,13 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
                           !log.calibration.total_memory_gib && log.memory_at_least_gib;
   std::string unknown_gpu;  // named by the log, not in the catalog
   if (!options.gpu.empty()) {
-    auto gpu = GpuCatalog::builtin().find(options.gpu);
+    auto gpu = find_device(options.gpu, log.calibration.total_memory_gib);
     if (!gpu)
       return gpu.error();
-    s.hardware.gpu = *gpu->spec;
+    s.hardware.gpu = gpu->spec;
   } else if (!log.gpu_name.empty()) {
-    if (auto gpu = GpuCatalog::builtin().find(log.gpu_name))
-      s.hardware.gpu = *gpu->spec;
+    if (auto gpu = find_device(log.gpu_name, log.calibration.total_memory_gib))
+      s.hardware.gpu = gpu->spec;
     else
       unknown_gpu = log.gpu_name;
   }

@@ -158,11 +158,22 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
         "--gpu: required; give a catalog key (h100-sxm, h200, rtx-pro-6000, ...) or the name "
         "nvidia-smi prints");
   }
-  auto gpu = GpuCatalog::builtin().find(gpu_name);
-  if (!gpu)
-    return gpu.error();
-  s.hardware.gpu = *gpu->spec;
-  s.hardware.gpu_note = gpu->note;
+  // vLLM's CPU platform: the "device" is the host's NUMA node, whose total is --total-memory
+  // (or the log's "Explicitly/Auto set (X/T) GiB for KV cache" line).
+  if (names_cpu_host(gpu_name) && !out.engine->models_cpu_platform()) {
+    return fail(fmt::format("--gpu {}: {}'s CPU platform is not modelled; give a GPU", gpu_name,
+                            out.engine->name()));
+  }
+  std::optional<double> host_total = o.total_memory_gib;
+  if (!host_total && from_log)
+    host_total = from_log->calibration.total_memory_gib;
+  auto device = find_device(gpu_name, host_total);
+  if (!device)
+    return device.error();
+  s.hardware.gpu = device->spec;
+  s.hardware.gpu_note = device->note;
+  // A host of unknown size bounds nothing (its memory figures are checked by the CPU rules).
+  const bool unbounded = s.hardware.gpu.is_cpu && s.hardware.gpu.memory_mib == 0;
   const int needed = out.engine->gpus_needed(s.command);
   if (o.gpus) {
     if (*o.gpus < 1)
@@ -186,7 +197,8 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   }
 
   auto check_gib = [&](const char* name, const std::optional<double>& v) -> Status {
-    if (v && (*v <= 0 || *v > static_cast<double>(s.hardware.gpu.memory_mib) / 1024.0 + 0.5)) {
+    if (v && (*v <= 0 ||
+              (!unbounded && *v > static_cast<double>(s.hardware.gpu.memory_mib) / 1024.0 + 0.5))) {
       return fail(fmt::format("{} {}: must be between 0 and the GPU's {:.1f} GiB", name, *v,
                               static_cast<double>(s.hardware.gpu.memory_mib) / 1024.0));
     }
@@ -213,7 +225,8 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
       {"--activation-peak", &o.activation_peak_gib}, {"--non-torch", &o.non_torch_gib},
       {"--cuda-graph-memory", &o.cuda_graph_gib},    {"--kv-memory", &o.kv_memory_gib}};
   for (const auto& [name, v] : profile) {
-    if (*v && (**v < 0 || **v > gpu_gib + 0.5 || (**v == 0 && name == profile[0].first))) {
+    if (*v && (**v < 0 || (!unbounded && **v > gpu_gib + 0.5) ||
+               (**v == 0 && name == profile[0].first))) {
       return fail(
           fmt::format("{} {}: must be between 0 and the GPU's {:.1f} GiB", name, **v, gpu_gib));
     }

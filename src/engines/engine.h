@@ -92,6 +92,8 @@ class Engine {
   virtual Result<LaunchCommand> parse_command(const std::vector<std::string>& words) const = 0;
   /// The model path the command names (--model-path / positional), or "".
   virtual std::string model_path(const LaunchCommand& command) const = 0;
+  /// Whether this engine's rules model its CPU platform (--gpu cpu).
+  virtual bool models_cpu_platform() const { return false; }
   /// GPUs per node the command's parallelism needs.
   virtual int gpus_needed(const LaunchCommand& command) const = 0;
   /// Computes the plan. Never throws; a scenario the engine would refuse becomes a plan

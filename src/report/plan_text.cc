@@ -8,10 +8,15 @@
 namespace servescope {
 
 std::string scenario_headline(const Scenario& s, const Plan& plan) {
+  const GpuSpec& gpu = s.hardware.gpu;
   std::string out =
-      fmt::format("{} {} · {} · {} × {} (SM{}, {} MiB)", plan.engine, plan.version, s.model.source,
-                  s.hardware.gpus_per_node, s.hardware.gpu.key, s.hardware.gpu.compute_capability,
-                  with_thousands(s.hardware.gpu.memory_mib));
+      gpu.is_cpu
+          ? fmt::format("{} {} · {} · the host CPU (vLLM's CPU platform, node memory {})",
+                        plan.engine, plan.version, s.model.source,
+                        gpu.memory_mib > 0 ? with_thousands(gpu.memory_mib) + " MiB" : "not given")
+          : fmt::format("{} {} · {} · {} × {} (SM{}, {} MiB)", plan.engine, plan.version,
+                        s.model.source, s.hardware.gpus_per_node, gpu.key, gpu.compute_capability,
+                        with_thousands(gpu.memory_mib));
   // Where the inputs came from, when they did not come from the command line as typed.
   for (const std::string& line : s.inputs_read)
     out += "\n  read  " + line;

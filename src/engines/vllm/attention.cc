@@ -4,6 +4,7 @@
 
 #include "core/text.h"
 #include "engines/vllm/capacity_rules.h"
+#include "engines/vllm/cpu_platform.h"
 
 namespace servescope::vllm {
 namespace {
@@ -189,7 +190,17 @@ void resolve_attention(PlanContext& ctx) {
   g.input("gpu.compute_capability", gpu.compute_capability, "", Origin::kCatalog,
           "data/gpus.csv " + gpu.key, "The GPU's compute capability.");
   std::string why;
-  a.attention_backend = choose_backend(ctx, &why);
+  const bool cpu = gpu.is_cpu;
+  const CpuAttention on_cpu = cpu_attention(a, ctx.scenario.model.uses_mla());
+  if (cpu) {
+    a.attention_backend = on_cpu.backend;
+    why = on_cpu.backend == "CPU_MLA"
+              ? "The CPU platform's reference MLA kernel (an AMX host takes AMX_MLA, not "
+                "modelled)."
+              : "The CPU platform's attention backend.";
+  } else {
+    a.attention_backend = choose_backend(ctx, &why);
+  }
   g.add({"attention_backend",
          a.attention_backend,
          "",
@@ -197,7 +208,8 @@ void resolve_attention(PlanContext& ctx) {
          why,
          kCudaPlatform,
          {"arg.attention_backend", "gpu.compute_capability", "kv_cache_dtype"}});
-  const Backend b = backend_info(a.attention_backend, gpu);
+  const Backend b =
+      cpu ? Backend{"CPU", on_cpu.block_size, "NEVER"} : backend_info(a.attention_backend, gpu);
   a.cudagraph_support = std::string(b.cg_support);
   g.add({"attention_cudagraph_support",
          a.cudagraph_support,
@@ -219,6 +231,20 @@ void resolve_attention(PlanContext& ctx) {
   }
   a.user_block_size = ctx.in.optional_integer("block_size", "tokens");
   a.block_size = a.user_block_size.value_or(b.block_size);
+  if (cpu) {
+    a.block_size = cpu_attention(a, ctx.scenario.model.uses_mla()).block_size;
+    g.add({"block_size",
+           a.block_size,
+           "tokens",
+           "VC.2",
+           on_cpu.backend == "CPU_MLA"
+               ? "The CPU MLA kernel compiles only for 16-token blocks: forced, typed or not."
+               : (a.user_block_size ? "As typed (CPU_ATTN takes multiples of 32)."
+                                    : "The CPU platform's default: 128 tokens per block."),
+           "vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+           {"arg.block_size", "attention_backend"}});
+    return;
+  }
   g.add({"block_size",
          a.block_size,
          "tokens",

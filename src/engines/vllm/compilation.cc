@@ -325,6 +325,12 @@ void resolve_compilation(PlanContext& ctx) {
     mode = mode == "PIECEWISE" ? "FULL" : "FULL";
     downgrades.emplace_back("sequence parallelism clears the splitting ops: FULL graphs");
   }
+  if (ctx.scenario.hardware.gpu.is_cpu && mode != "NONE") {
+    // VC.5: the CPU platform empties cudagraph_capture_sizes: nothing is captured.
+    mode = "NONE";
+    downgrades.emplace_back(
+        "the CPU platform captures no CUDA graphs (cudagraph_capture_sizes = [])");
+  }
   a.cudagraph_mode = mode;
   g.add({"compilation_mode",
          std::string(a.compiled ? "VLLM_COMPILE" : "NONE"),

@@ -6,6 +6,7 @@
 
 #include "core/text.h"
 #include "engines/vllm/capacity_rules.h"
+#include "engines/vllm/cpu_platform.h"
 
 namespace servescope::vllm {
 namespace {
@@ -139,8 +140,8 @@ void resolve_cache_defaults(PlanContext& ctx) {
 }
 
 // V6.1 / V6.2 max_num_seqs and max_num_batched_tokens.
-void resolve_batch_limits(PlanContext& ctx) {
-  ResolvedArgs& a = ctx.args;
+// The defaults of EngineArgs.get_batch_defaults for a GPU, by its memory (records the tier).
+BatchDefaults gpu_batch_defaults(PlanContext& ctx) {
   Derivation& g = ctx.graph();
   const GpuSpec& gpu = ctx.scenario.hardware.gpu;
   const double total = device_total_gib(ctx);
@@ -164,11 +165,19 @@ void resolve_batch_limits(PlanContext& ctx) {
                              gpu.smi_name, total),
          std::string(kArgUtils) + "::EngineArgs.get_batch_defaults",
          {"device_total_memory_gib"}});
+  return {huge ? 16384 : big ? 8192 : 2048, big ? 1024 : 256};
+}
+
+void resolve_batch_limits(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  Derivation& g = ctx.graph();
+  const BatchDefaults defaults =
+      on_cpu_platform(ctx) ? cpu_batch_defaults(ctx) : gpu_batch_defaults(ctx);
   a.performance_mode = ctx.in.text("performance_mode", "balanced");
   auto user_tokens = ctx.in.optional_integer("max_num_batched_tokens", "tokens");
   auto user_seqs = ctx.in.optional_integer("max_num_seqs", "sequences");
-  std::int64_t tokens = user_tokens.value_or(huge ? 16384 : big ? 8192 : 2048);
-  std::int64_t seqs = user_seqs.value_or(big ? 1024 : 256);
+  std::int64_t tokens = user_tokens.value_or(defaults.max_num_batched_tokens);
+  std::int64_t seqs = user_seqs.value_or(defaults.max_num_seqs);
   std::vector<std::string> why;
   if (a.performance_mode == "throughput") {
     if (!user_tokens)
@@ -195,12 +204,13 @@ void resolve_batch_limits(PlanContext& ctx) {
   a.max_num_seqs = seqs;
   const std::string source =
       std::string(kArgUtils) + "::EngineArgs._set_default_max_num_seqs_and_batched_tokens_args";
+  const char* device = on_cpu_platform(ctx) ? "CPU platform" : "GPU";
   g.add({"max_num_batched_tokens",
          tokens,
          "tokens",
          user_tokens ? "V6.2" : "V6.1",
          user_tokens ? "As typed."
-                     : fmt::format("The vllm serve default for this GPU{}.",
+                     : fmt::format("The vllm serve default for this {}{}.", device,
                                    why.empty() ? "" : " (" + fmt::format("{}", why.front()) + ")"),
          source,
          {"arg.max_num_batched_tokens", "batch_defaults_tier", "arg.performance_mode",
@@ -210,8 +220,9 @@ void resolve_batch_limits(PlanContext& ctx) {
          "sequences",
          user_seqs ? "V6.2" : "V6.1",
          user_seqs ? "As typed: at most this many requests run at once."
-                   : "The vllm serve default for this GPU: at most this many requests run at "
-                     "once (Scheduler.max_num_running_reqs).",
+                   : fmt::format("The vllm serve default for this {}: at most this many requests "
+                                 "run at once (Scheduler.max_num_running_reqs).",
+                                 device),
          source,
          {"arg.max_num_seqs", "batch_defaults_tier", "max_num_batched_tokens"}});
   // SchedulerConfig.verify_max_model_len raises on these.

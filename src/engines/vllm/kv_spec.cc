@@ -76,6 +76,10 @@ std::int64_t gdn_state_page(PlanContext& ctx, std::int64_t spec_k) {
   std::string ssm_dtype = ssm_dtype_arg;
   if (ssm_dtype == "auto")
     ssm_dtype = l.ssm_dtype.empty() ? "auto" : l.ssm_dtype;
+  // VC.6 (platforms/cpu.py): on a host with AVX512-BF16 the CPU platform stores the SSM state
+  // in float32 unless float16/bfloat16 is typed for its accelerated GDN backend.
+  if (ctx.scenario.hardware.gpu.is_cpu && ssm_dtype_arg != "float16" && ssm_dtype_arg != "bfloat16")
+    ssm_dtype = "float32";
   const double model_bytes = a.kv_dtype == "float32" ? 4 : 2;
   const double conv_bytes = conv_dtype == "float32" ? 4 : (conv_dtype == "auto" ? model_bytes : 2);
   const double ssm_bytes = ssm_dtype == "float32" ? 4 : (ssm_dtype == "auto" ? model_bytes : 2);
@@ -101,8 +105,11 @@ std::int64_t gdn_state_page(PlanContext& ctx, std::int64_t spec_k) {
          ssm,
          "bytes",
          "V3.6",
-         fmt::format("{}/tp value heads × {} × {} × {} bytes ({}).", l.num_value_heads,
-                     l.value_head_dim, l.key_head_dim, ssm_bytes, ssm_dtype),
+         fmt::format("{}/tp value heads × {} × {} × {} bytes ({}{}).", l.num_value_heads,
+                     l.value_head_dim, l.key_head_dim, ssm_bytes, ssm_dtype,
+                     ctx.scenario.hardware.gpu.is_cpu
+                         ? ": the CPU platform's accelerated GDN state on an AVX512-BF16 host"
+                         : ""),
          "vllm/model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator."
          "gated_delta_net_state_shape; models/config.py (Qwen3.5 mamba_ssm_dtype)",
          {"model.linear_attention", "arg.mamba_ssm_cache_dtype"}});
@@ -215,7 +222,8 @@ void resolve_kv_specs(PlanContext& ctx) {
     // platforms/interface.py::_align_hybrid_block_size (first in 0.25.0, wheel diff): the
     // alignment unit is also at least the configured block size (a typed --block-size 64
     // aligns to 64); before, the kernel's alone.
-    const std::int64_t kernel = mla ? 64 : 16;
+    // CPU_ATTN's kernel blocks are multiples of 32 (VC.2).
+    const std::int64_t kernel = mla ? 64 : (ctx.scenario.hardware.gpu.is_cpu ? 32 : 16);
     const std::int64_t align =
         ctx.rules.hybrid_align_to_block_size ? std::max(kernel, a.block_size) : kernel;
     std::int64_t needed = 0;

