@@ -141,8 +141,10 @@ ExitStatus run_bench(const CommandArgs& args) {
                  "Output tokens asked for: same forms (overrides a dataset's lengths)")
       ->capture_default_str();
   app.add_option("--dataset", dataset,
-                 "random (synthetic prompts) or a JSONL file: ShareGPT conversations or "
-                 "{\"prompt\": ..., \"output_len\": N}")
+                 "random (synthetic prompts: --input-len token ids from [100, 500), counted "
+                 "exactly by the server; openai-chat cannot carry ids, so its synthetic prompts "
+                 "are text of about that many tokens) or a JSONL file (text): ShareGPT "
+                 "conversations or {\"prompt\": ..., \"output_len\": N}")
       ->capture_default_str();
   app.add_option("--warmup", warmup, "Requests sent first at each point and left out")
       ->capture_default_str();

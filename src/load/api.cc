@@ -47,9 +47,11 @@ Result<ApiSpec> resolve_api(std::string_view name) {
   return fail(fmt::format("--api {}: unknown API; use one of {}", name, known));
 }
 
-std::string request_body(const ApiSpec& api, std::string_view prompt, std::int64_t max_tokens,
-                         const BodyOptions& o) {
-  const std::string quoted = nlohmann::json(std::string(prompt)).dump();
+namespace {
+
+// `quoted`: the prompt as a JSON value (a string, or a list of ids for completions).
+std::string request_body_with(const ApiSpec& api, std::string_view quoted, std::int64_t max_tokens,
+                              const BodyOptions& o) {
   if (api.kind == ApiKind::kNative)
     return api.native.body(quoted, max_tokens, o.stream, o.ignore_eos);
   std::string out = "{";
@@ -70,6 +72,47 @@ std::string request_body(const ApiSpec& api, std::string_view prompt, std::int64
   }
   out += "}";
   return out;
+}
+
+}  // namespace
+
+std::string request_body(const ApiSpec& api, std::string_view prompt, std::int64_t max_tokens,
+                         const BodyOptions& o) {
+  return request_body_with(api, nlohmann::json(std::string(prompt)).dump(), max_tokens, o);
+}
+
+Result<std::string> request_body(const ApiSpec& api, std::span<const std::int32_t> token_ids,
+                                 std::int64_t max_tokens, const BodyOptions& o) {
+  if (api.kind == ApiKind::kChat)
+    return fail(
+        fmt::format("--api {}: chat messages are text and cannot carry token ids", api.name));
+  if (token_ids.empty())
+    return fail("a token-id prompt needs at least one id");
+  std::string ids = "[";
+  for (std::size_t i = 0; i < token_ids.size(); ++i)
+    ids += fmt::format("{}{}", i == 0 ? "" : ",", token_ids[i]);
+  ids += "]";
+  if (api.kind == ApiKind::kCompletions)
+    return request_body_with(api, ids, max_tokens, o);
+  // A native body puts the ids where its text goes; that field becomes "input_ids".
+  auto body = nlohmann::ordered_json::parse(
+      api.native.body(ids, max_tokens, o.stream, o.ignore_eos), nullptr, false);
+  if (!body.is_object())
+    return fail(fmt::format("--api {}: the request body is not a JSON object", api.name));
+  const auto parsed_ids = nlohmann::ordered_json::parse(ids);
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  bool placed = false;
+  for (auto& [key, value] : body.items()) {
+    if (!placed && value == parsed_ids) {
+      out["input_ids"] = std::move(value);
+      placed = true;
+    } else {
+      out[key] = std::move(value);
+    }
+  }
+  if (!placed)
+    return fail(fmt::format("--api {}: no prompt field to carry token ids", api.name));
+  return out.dump();
 }
 
 std::string http_post(const ServerUrl& url, std::string_view path, std::string_view body,

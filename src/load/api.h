@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,11 @@ struct BodyOptions {
 /// The JSON body of one request for `prompt` (plain text) asking for `max_tokens`.
 std::string request_body(const ApiSpec& api, std::string_view prompt, std::int64_t max_tokens,
                          const BodyOptions& options);
+/// The same for a prompt of token ids, which the server counts exactly: completions send
+/// "prompt": [ids...]; a native API gets the ids under "input_ids" in place of its text field
+/// (SGLang's /generate). Chat messages cannot carry ids: for kChat this fails.
+Result<std::string> request_body(const ApiSpec& api, std::span<const std::int32_t> token_ids,
+                                 std::int64_t max_tokens, const BodyOptions& options);
 /// The HTTP/1.1 request bytes for a POST of `body` to the API's path.
 std::string http_post(const ServerUrl& url, std::string_view path, std::string_view body,
                       bool stream);

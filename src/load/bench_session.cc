@@ -91,6 +91,8 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
 
   // Every request body before the first send: no tokenising or formatting on the send path.
   DatasetOptions dataset_options = o.dataset;
+  // Synthetic prompts go as token ids, counted exactly by the server; chat takes only text.
+  dataset_options.token_ids = o.api.kind != ApiKind::kChat;
   std::size_t largest = 0;
   for (const PointPlan& p : o.points)
     largest = std::max<std::size_t>(
@@ -109,9 +111,16 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   pool.reserve(dataset->items.size());
   for (const PromptItem& item : dataset->items) {
     PreparedRequest r;
-    r.bytes =
-        http_post(o.url, o.api.path,
-                  request_body(o.api, item.prompt, item.output_tokens, body_options), o.stream);
+    std::string body;
+    if (item.token_ids.empty()) {
+      body = request_body(o.api, item.prompt, item.output_tokens, body_options);
+    } else {
+      auto with_ids = request_body(o.api, item.token_ids, item.output_tokens, body_options);
+      if (!with_ids)
+        return fail(with_ids.message());
+      body = std::move(*with_ids);
+    }
+    r.bytes = http_post(o.url, o.api.path, body, o.stream);
     r.input_tokens = item.input_tokens;
     r.output_tokens = item.output_tokens;
     pool.push_back(std::move(r));

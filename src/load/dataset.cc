@@ -125,6 +125,15 @@ std::string synthetic_prompt(std::int64_t tokens, Random& random) {
   return out;
 }
 
+std::vector<std::int32_t> synthetic_token_ids(std::int64_t tokens, Random& random) {
+  std::vector<std::int32_t> out;
+  out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(tokens, 0)));
+  constexpr auto kSpan = static_cast<std::uint64_t>(kEndPromptId - kFirstPromptId);
+  for (std::int64_t i = 0; i < tokens; ++i)
+    out.push_back(kFirstPromptId + static_cast<std::int32_t>(random.next() % kSpan));
+  return out;
+}
+
 Result<Dataset> load_dataset(const DatasetOptions& o) {
   Dataset d;
   Random random(o.seed);
@@ -141,11 +150,16 @@ Result<Dataset> load_dataset(const DatasetOptions& o) {
       item.input_tokens = in->sample(random);
       item.output_tokens =
           std::max<std::int64_t>(1, paired ? in->sample(random, true) : out->sample(random, true));
-      item.prompt = synthetic_prompt(item.input_tokens, random);
+      if (o.token_ids)
+        item.token_ids = synthetic_token_ids(item.input_tokens, random);
+      else
+        item.prompt = synthetic_prompt(item.input_tokens, random);
       d.items.push_back(std::move(item));
     }
-    d.description = fmt::format("random · input {} · output {}", in->describe(),
-                                paired ? in->describe() : out->describe());
+    d.description = fmt::format("random · input {} · output {}{}", in->describe(),
+                                paired ? in->describe() : out->describe(),
+                                o.token_ids ? "" : " · text prompts (token count approximate)");
+    d.input_estimated = !o.token_ids;
     return d;
   }
   auto rows = read_file_rows(o.source);

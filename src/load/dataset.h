@@ -1,6 +1,9 @@
 // What a run sends: prompts with the output length each asks for. Synthetic prompts of a
-// target token count (words that are one token each in common tokenizers, drawn at random so
-// no two prompts share a cached prefix), or prompts from a JSONL file — ShareGPT conversations
+// target token count — by default a list of token ids (OpenAI completions' "prompt": [ids],
+// SGLang's input_ids), so the server counts exactly that many; as text (words that are one
+// token each in common tokenizers, but a tokenizer may merge or split them) only where ids
+// cannot go (chat). Either is drawn at random so no two prompts share a cached prefix — or
+// prompts from a JSONL file — ShareGPT conversations
 // (the first human turn; the reply's length as the output length unless --output-len is
 // given) or {"prompt": ..., "output_len": N}. Token counts of file prompts are estimated
 // (4 bytes a token) before the run, never on the send path; the server's usage.prompt_tokens
@@ -17,10 +20,18 @@
 
 namespace servescope {
 
+/// Synthetic token ids are drawn from [kFirstPromptId, kEndPromptId): below every vocabulary a
+/// served model has (tiny test models have 512 entries, real ones 32k or more), and past the
+/// low ids where tokenizers keep their special and control tokens (0..~100: <unk>, <s>, </s>,
+/// <pad>, byte fallbacks of control characters).
+inline constexpr std::int32_t kFirstPromptId = 100;
+inline constexpr std::int32_t kEndPromptId = 500;
+
 struct PromptItem {
-  std::string prompt;
-  std::int64_t input_tokens = 0;   // target (synthetic) or estimate (file)
-  std::int64_t output_tokens = 0;  // requested max_tokens
+  std::string prompt;                   // text (empty when token_ids carries the prompt)
+  std::vector<std::int32_t> token_ids;  // synthetic id prompt (empty: send the text)
+  std::int64_t input_tokens = 0;        // target (synthetic) or estimate (file)
+  std::int64_t output_tokens = 0;       // requested max_tokens
 };
 
 struct DatasetOptions {
@@ -30,6 +41,7 @@ struct DatasetOptions {
   bool output_len_given = false;  // --output-len was typed (overrides a file's lengths)
   std::uint64_t seed = 1;
   std::size_t count = 1000;  // items to prepare
+  bool token_ids = true;     // synthetic prompts as token ids (false: text, for chat)
 };
 
 struct Dataset {
@@ -44,5 +56,7 @@ Result<Dataset> load_dataset(const DatasetOptions& options);
 
 /// A synthetic prompt of `tokens` words drawn from `random`.
 std::string synthetic_prompt(std::int64_t tokens, Random& random);
+/// A synthetic prompt of `tokens` ids in [kFirstPromptId, kEndPromptId) drawn from `random`.
+std::vector<std::int32_t> synthetic_token_ids(std::int64_t tokens, Random& random);
 
 }  // namespace servescope

@@ -2,17 +2,63 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "twin/token_text.h"
 
 namespace servescope {
 namespace {
 
-TEST(Dataset, SyntheticPromptsHaveTheTargetTokenCountAndDiffer) {
+TEST(Dataset, SyntheticPromptsAreTokenIdsOfExactlyTheTargetCount) {
   DatasetOptions o;
+  o.input_len = "uniform:10:50";
+  o.output_len = "7";
+  o.count = 20;
+  auto d = load_dataset(o);
+  ASSERT_TRUE(d.ok()) << d.message();
+  ASSERT_EQ(d->items.size(), 20u);
+  std::set<std::int64_t> lengths;
+  for (const PromptItem& item : d->items) {
+    EXPECT_TRUE(item.prompt.empty());
+    EXPECT_EQ(static_cast<std::int64_t>(item.token_ids.size()), item.input_tokens);
+    EXPECT_GE(item.input_tokens, 10);
+    EXPECT_LE(item.input_tokens, 50);
+    lengths.insert(item.input_tokens);
+    for (std::int32_t id : item.token_ids) {
+      EXPECT_GE(id, kFirstPromptId);
+      EXPECT_LT(id, kEndPromptId);
+    }
+  }
+  EXPECT_GT(lengths.size(), 1u);
+  EXPECT_FALSE(d->input_estimated);
+  // No shared cached prefix: the first ids of two prompts differ.
+  const auto& a = d->items[0].token_ids;
+  const auto& b = d->items[1].token_ids;
+  EXPECT_NE(std::vector<std::int32_t>(a.begin(), a.begin() + 8),
+            std::vector<std::int32_t>(b.begin(), b.begin() + 8));
+  // The same seed gives the same prompts.
+  auto again = load_dataset(o);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->items[3].token_ids, d->items[3].token_ids);
+}
+
+TEST(Dataset, SyntheticTokenIdsCoverTheRange) {
+  Random random(7);
+  const auto ids = synthetic_token_ids(4000, random);
+  ASSERT_EQ(ids.size(), 4000u);
+  const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+  EXPECT_EQ(*lo, kFirstPromptId);
+  EXPECT_EQ(*hi, kEndPromptId - 1);
+  EXPECT_TRUE(synthetic_token_ids(0, random).empty());
+}
+
+TEST(Dataset, TextSyntheticPromptsHaveTheTargetTokenCountAndDiffer) {
+  DatasetOptions o;
+  o.token_ids = false;  // chat
   o.input_len = "uniform:10:50";
   o.output_len = "7";
   o.count = 20;
