@@ -50,6 +50,29 @@ TEST(ModelConfig, Qwen35IsHybridMultimodalWithNestedTextConfig) {
   EXPECT_FALSE(m.quant.keeps_unquantized("layers.3.mlp.experts.0.down_proj"));
 }
 
+// transformers 5 saves a Qwen3-Next config with the layer_types list and no
+// full_attention_interval (tests/real/models/hybrid-bf16-hd128 is such a save).
+TEST(ModelConfig, Qwen3NextLayerTypesWithoutAnInterval) {
+  const std::string base =
+      R"({"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next",
+    "hidden_size": 64, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 128,
+    "num_hidden_layers": 3, "vocab_size": 512, "intermediate_size": 128,
+    "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 1,
+    "linear_num_value_heads": 2, "linear_value_head_dim": 128, "max_position_embeddings": 8192,
+    "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, )";
+  auto m = read_model_config(
+      base + R"("layer_types": ["linear_attention", "full_attention", "linear_attention"]})",
+      "test");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->count_layers(LayerKind::kLinearAttention), 2);
+  EXPECT_EQ(m->full_attention_layer_ids().front(), 1);
+  auto bad = read_model_config(
+      base + R"("layer_types": ["linear_attention", "sliding_attention", "full_attention"]})",
+      "test");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.message().find("layer_types"), std::string::npos) << bad.message();
+}
+
 TEST(ModelConfig, DeepSeekV3IsMla) {
   ModelShape m = load("deepseek-ai/DeepSeek-V3");
   ASSERT_TRUE(m.mla);
