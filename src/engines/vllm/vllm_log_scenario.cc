@@ -366,12 +366,15 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     put("total_memory", gib_figure(facts, {{"cpu_kv_cache", "total_memory_gib"}}), true);
     const auto kv_set = gib_figure(facts, {{"cpu_kv_cache", "kv_cache_gib"}});
     const bool whole = kv_set && kv_set->value == std::floor(kv_set->value) && kv_set->value >= 1;
-    if (cpu_kv->text("mode") == "explicit" && !typed_has("kv_cache_memory_bytes") && whole) {
+    if (out.environment.count("VLLM_CPU_KVCACHE_SPACE") != 0) {
+      // The pasted launch command set it: that is the input, the line its outcome.
+    } else if (cpu_kv->text("mode") == "explicit" && !typed_has("kv_cache_memory_bytes") && whole) {
       out.environment["VLLM_CPU_KVCACHE_SPACE"] = fmt::format("{:.0f}", kv_set->value);
-      out.launch_origin = fmt::format(
-          "log line {} (an explicit KV size without "
-          "--kv-cache-memory-bytes is VLLM_CPU_KVCACHE_SPACE)",
+      const std::string why = fmt::format(
+          "log line {} (an explicit KV size without --kv-cache-memory-bytes is "
+          "VLLM_CPU_KVCACHE_SPACE)",
           cpu_kv->line);
+      out.launch_origin = out.launch_origin.empty() ? why : out.launch_origin + "; " + why;
     } else if (!typed_has("kv_cache_memory_bytes")) {
       put("kv_memory", kv_set, true);
     }
