@@ -15,7 +15,7 @@
 namespace servescope {
 namespace {
 
-constexpr std::array<std::string_view, 13> kColumns = {"key",
+constexpr std::array<std::string_view, 15> kColumns = {"key",
                                                        "smi_name",
                                                        "memory_mib",
                                                        "compute_capability",
@@ -27,6 +27,8 @@ constexpr std::array<std::string_view, 13> kColumns = {"key",
                                                        "interconnect",
                                                        "interconnect_gbps",
                                                        "tdp_w",
+                                                       "integrated",
+                                                       "mig",
                                                        "source_note"};
 
 double number_or_zero(const std::string& cell) {
@@ -106,7 +108,13 @@ Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
       g.interconnect = row[9];
       g.interconnect_gbps = number_or_zero(row[10]);
       g.tdp_w = number_or_zero(row[11]);
-      g.source_note = row[12];
+      const std::string integrated(trim(row[12]));
+      if (integrated != "0" && integrated != "1" && !integrated.empty())
+        return fail(
+            fmt::format("gpus.csv line {}: integrated is '{}', expected 0 or 1", r + 1, row[12]));
+      g.integrated = integrated == "1";
+      g.mig_profiles = row[13];
+      g.source_note = row[14];
     } catch (const std::invalid_argument& e) {
       return fail(fmt::format("gpus.csv line {}: '{}' is not a number", r + 1, e.what()));
     }
@@ -221,6 +229,9 @@ std::vector<GpuSpec> gpus_holding(double gib, bool figure_is_free_memory) {
   const double need = figure_is_free_memory ? gib + 0.25 : gib - 0.05;
   std::vector<GpuSpec> holding;
   for (const GpuSpec& g : GpuCatalog::builtin().gpus()) {
+    // A unified-memory device's total is the host's: a log's memory figure does not point at it.
+    if (g.integrated)
+      continue;
     if (static_cast<double>(g.memory_mib) / 1024.0 >= need)
       holding.push_back(g);
   }

@@ -29,6 +29,8 @@ struct GpuSpec {
   std::string interconnect;
   double interconnect_gbps = 0;
   double tdp_w = 0;
+  bool integrated = false;   // unified memory shared with the CPU (GB10, Jetson, MI300A)
+  std::string mig_profiles;  // "1g.10gb;...;7g.80gb", empty where the GPU has no MIG
   std::string source_note;
 };
 
@@ -75,7 +77,7 @@ Result<DeviceMatch> find_device(std::string_view name, std::optional<double> hos
 /// The catalog GPUs a memory figure a log printed can come from: the smallest memory class
 /// (totals within 3% of the smallest) whose total holds `gib` — strictly above it when the
 /// figure is free memory (the CUDA context already took some), at least it when it is the
-/// device total. Empty when no GPU is that large.
+/// device total. Empty when no GPU is that large. Unified-memory devices are never candidates.
 std::vector<GpuSpec> gpus_holding(double gib, bool figure_is_free_memory);
 
 }  // namespace servescope

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace servescope {
 namespace {
 
@@ -74,8 +76,8 @@ TEST(GpuCatalog, RejectsMalformedCsv) {
   auto bad_number = GpuCatalog::parse(
       "key,smi_name,memory_mib,compute_capability,arch,mem_bw_tbps,bf16_dense_tflops,fp8_dense_"
       "tflops,"
-      "fp4_dense_tflops,interconnect,interconnect_gbps,tdp_w,source_note\n"
-      "g,G,lots,9.0,Hopper,1,1,1,,x,1,1,n\n");
+      "fp4_dense_tflops,interconnect,interconnect_gbps,tdp_w,integrated,mig,source_note\n"
+      "g,G,lots,9.0,Hopper,1,1,1,,x,1,1,0,,n\n");
   ASSERT_FALSE(bad_number);
   EXPECT_NE(bad_number.message().find("line 2"), std::string::npos) << bad_number.message();
 }
@@ -83,7 +85,61 @@ TEST(GpuCatalog, RejectsMalformedCsv) {
 TEST(GpuCatalog, EveryRowHasASourceNote) {
   for (const GpuSpec& g : GpuCatalog::builtin().gpus())
     EXPECT_FALSE(g.source_note.empty()) << g.key;
-  EXPECT_GE(GpuCatalog::builtin().gpus().size(), 30u);
+  EXPECT_GE(GpuCatalog::builtin().gpus().size(), 70u);
+}
+
+// The old 13-column layout is refused by name, not read shifted.
+TEST(GpuCatalog, RejectsTheLayoutWithoutIntegratedAndMig) {
+  auto old = GpuCatalog::parse(
+      "key,smi_name,memory_mib,compute_capability,arch,mem_bw_tbps,bf16_dense_tflops,fp8_dense_"
+      "tflops,fp4_dense_tflops,interconnect,interconnect_gbps,tdp_w,source_note\n"
+      "g,G,1,9.0,Hopper,1,1,1,,x,1,1,n\n");
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.message().find("15 columns"), std::string::npos) << old.message();
+  auto bad_flag = GpuCatalog::parse(
+      "key,smi_name,memory_mib,compute_capability,arch,mem_bw_tbps,bf16_dense_tflops,fp8_dense_"
+      "tflops,fp4_dense_tflops,interconnect,interconnect_gbps,tdp_w,integrated,mig,source_note\n"
+      "g,G,1,9.0,Hopper,1,1,1,,x,1,1,yes,,n\n");
+  ASSERT_FALSE(bad_flag);
+  EXPECT_NE(bad_flag.message().find("integrated"), std::string::npos) << bad_flag.message();
+}
+
+TEST(GpuCatalog, UnifiedMemoryDevicesAndMigProfiles) {
+  const GpuCatalog& c = GpuCatalog::builtin();
+  for (std::string_view key : {"gb10", "jetson-thor", "jetson-agx-orin", "mi300a"}) {
+    auto m = c.find(key);
+    ASSERT_TRUE(m) << key;
+    EXPECT_TRUE(m->spec->integrated) << key;
+  }
+  auto gb10 = c.find("NVIDIA GB10");
+  ASSERT_TRUE(gb10);
+  EXPECT_EQ(gb10->spec->compute_capability, "12.1");
+  EXPECT_EQ(gb10->spec->cc_minor, 1);
+  EXPECT_FALSE(c.find("h100-sxm")->spec->integrated);
+  EXPECT_EQ(c.find("h100-sxm")->spec->mig_profiles,
+            "1g.10gb;1g.20gb;2g.20gb;3g.40gb;4g.40gb;7g.80gb");
+  EXPECT_TRUE(c.find("rtx-4090")->spec->mig_profiles.empty());
+  // 120 GiB of free memory: a 141 GB H200 class, never the 128 GB unified GB10 or Thor.
+  for (const GpuSpec& g : gpus_holding(118, true))
+    EXPECT_FALSE(g.integrated) << g.key;
+}
+
+// Every catalog row: a unique key and name, a positive memory total, and the new GPUs people
+// run on their desks and in clouds are there by the name nvidia-smi prints.
+TEST(GpuCatalog, KeysAndNamesAreUniqueAndTheCommonGpusAreThere) {
+  const GpuCatalog& c = GpuCatalog::builtin();
+  std::set<std::string> keys, names;
+  for (const GpuSpec& g : c.gpus()) {
+    EXPECT_TRUE(keys.insert(g.key).second) << g.key;
+    EXPECT_TRUE(names.insert(g.smi_name).second) << g.smi_name;
+    EXPECT_GT(g.memory_mib, 0) << g.key;
+  }
+  for (std::string_view name :
+       {"NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 5080", "NVIDIA GeForce RTX 5070 Ti",
+        "NVIDIA RTX 6000 Ada Generation", "NVIDIA RTX A5000", "NVIDIA A30", "NVIDIA GH200 480GB",
+        "NVIDIA GB300", "NVIDIA Thor", "AMD Instinct MI210", "AMD Radeon RX 7900 XTX"}) {
+    EXPECT_TRUE(c.find(name)) << name;
+  }
 }
 
 }  // namespace
