@@ -171,6 +171,31 @@ struct NativeGenerateView {
   double e2e_seconds = 0;
 };
 
+/// How the engine's OpenAI-compatible bodies differ from the twin's base form, as JSON
+/// fragments spliced into it (each starts with ',' when not empty). The defaults are the base
+/// form: plain hex ids, `"matched_stop":null` in choices, `"usage":null` in stream chunks.
+struct OpenAiDialect {
+  std::string completion_id_prefix;                                 // "cmpl-"
+  std::string chat_id_prefix;                                       // "chatcmpl-"
+  std::string completion_choice_extra = R"(,"matched_stop":null)";  // non-streaming choice
+  std::string chat_choice_extra = R"(,"matched_stop":null)";
+  std::string chat_message_extra = R"(,"reasoning_content":null,"tool_calls":null)";
+  std::string completion_body_extra;  // top-level fields of a non-streaming body
+  std::string chat_body_extra;
+  std::string usage_extra = R"(,"prompt_tokens_details":null)";  // non-streaming usage
+  std::string stream_usage_extra = R"(,"prompt_tokens_details":null)";
+  std::string usage_chunk_extra;  // top-level fields of the final usage-only chunk
+  std::string completion_chunk_choice_extra = R"(,"matched_stop":null)";  // unfinished
+  std::string completion_chunk_final_extra = R"(,"matched_stop":null)";
+  std::string chat_chunk_choice_extra = R"(,"matched_stop":null)";
+  std::string chat_chunk_final_extra = R"(,"matched_stop":null)";
+  std::string chat_role_choice_extra = R"(,"matched_stop":null)";  // the chat role chunk
+  std::string chat_role_chunk_extra;  // top-level fields of the chat role chunk
+  std::string final_chunk_extra;      // top-level fields of the finishing chunk, no usage chunk
+  bool chunk_usage_null = true;       // chunks carry "usage":null when usage is not due
+  bool check_model_name = false;      // an unknown 'model' is a 404 (model_not_found)
+};
+
 class TwinProfile {
  public:
   virtual ~TwinProfile() = default;
@@ -216,6 +241,32 @@ class TwinProfile {
   /// the context (an HTTP 400), or "" when it fits.
   virtual std::string context_error(std::int64_t prompt_tokens, std::int64_t max_tokens,
                                     std::int64_t context_len) const = 0;
+  /// The engine's message when a request names a model it does not serve (an HTTP 404), used
+  /// when openai_dialect().check_model_name.
+  virtual std::string model_not_found(std::string_view requested, std::string_view served) const {
+    return "The model `" + std::string(requested) +
+           "` does not exist. Valid aliases: " + std::string(served) + ".";
+  }
+  /// The output tokens a request gets when the engine shortens max_tokens to fit the context
+  /// (after context_error passed); the base form keeps the request's.
+  virtual std::int64_t fitted_max_tokens(std::int64_t prompt_tokens, std::int64_t max_tokens,
+                                         std::int64_t context_len) const {
+    (void)prompt_tokens;
+    (void)context_len;
+    return max_tokens;
+  }
+  /// Whether access_log_line() gets the engine's log prefix (false: printed as is, as uvicorn's).
+  virtual bool access_log_prefixed() const { return true; }
+  /// The content-type of /metrics and of /health ("" for none: an empty 200).
+  virtual std::string metrics_content_type() const {
+    return "text/plain; version=0.0.4; charset=utf-8";
+  }
+  virtual std::string health_content_type() const { return "text/plain; charset=utf-8"; }
+  /// Field differences of the OpenAI-compatible bodies (see OpenAiDialect).
+  virtual const OpenAiDialect& openai_dialect() const {
+    static const OpenAiDialect kBase;
+    return kBase;
+  }
   /// Request fields the engine accepts on its OpenAI-compatible endpoints beyond OpenAI's own.
   virtual std::vector<std::string> extra_request_fields() const = 0;
 

@@ -35,19 +35,16 @@ ResponseRenderer::ResponseRenderer(const GenerationRequest& request, std::string
       model_(std::move(model)),
       created_(created),
       profile_(profile) {
+  const OpenAiDialect& d = profile_.openai_dialect();
+  const bool chat = request_.kind == ApiKind::kChat;
   const std::string head = fmt::format(
       R"(data: {{"id":{},"object":"{}","created":{},"model":{},"choices":[{{"index":0,)",
-      json_quote(id_),
-      request_.kind == ApiKind::kChat ? "chat.completion.chunk" : "text_completion", created_,
+      json_quote(id_), chat ? "chat.completion.chunk" : "text_completion", created_,
       json_quote(model_));
-  if (request_.kind == ApiKind::kChat) {
-    prefix_ = head + R"("delta":{"content":")";
-    suffix_ = R"("},"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null})";
-  } else {
-    prefix_ = head + R"("text":")";
-    suffix_ = R"(","logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null})";
-  }
-  suffix_ += "\n\n";
+  prefix_ = head + (chat ? R"("delta":{"content":")" : R"("text":")");
+  suffix_ = std::string(chat ? R"("})" : R"(")") + R"(,"logprobs":null,"finish_reason":null)" +
+            (chat ? d.chat_chunk_choice_extra : d.completion_chunk_choice_extra) + "}]" +
+            (d.chunk_usage_null ? R"(,"usage":null)" : "") + "}\n\n";
 }
 
 std::string ResponseRenderer::usage_json(std::int64_t completion) const {
@@ -68,7 +65,8 @@ void ResponseRenderer::append_usage_json(std::string& out, std::int64_t completi
   number(request_.prompt_tokens + completion);
   out += R"(,"completion_tokens":)";
   number(completion);
-  out += R"(,"prompt_tokens_details":null})";
+  out += profile_.openai_dialect().stream_usage_extra;
+  out += '}';
 }
 
 void ResponseRenderer::stream_tokens(std::string& out, std::int64_t from, std::int32_t count,
@@ -87,12 +85,15 @@ void ResponseRenderer::stream_tokens(std::string& out, std::int64_t from, std::i
     out += "\n\n";
     return;
   }
-  if (request_.kind == ApiKind::kChat && !sent_role_) {
+  const OpenAiDialect& d = profile_.openai_dialect();
+  const bool chat = request_.kind == ApiKind::kChat;
+  if (chat && !sent_role_) {
     sent_role_ = true;
     out += fmt::format(
-        R"(data: {{"id":{},"object":"chat.completion.chunk","created":{},"model":{},"choices":[{{"index":0,"delta":{{"role":"assistant","content":""}},"logprobs":null,"finish_reason":null,"matched_stop":null}}],"usage":null}})"
+        R"(data: {{"id":{},"object":"chat.completion.chunk","created":{},"model":{},"choices":[{{"index":0,"delta":{{"role":"assistant","content":""}},"logprobs":null,"finish_reason":null{}}}]{}{}}})"
         "\n\n",
-        json_quote(id_), created_, json_quote(model_));
+        json_quote(id_), created_, json_quote(model_), d.chat_role_choice_extra,
+        d.chunk_usage_null ? R"(,"usage":null)" : "", d.chat_role_chunk_extra);
   }
   if (!finished && !request_.continuous_usage) {
     out += prefix_;
@@ -103,25 +104,32 @@ void ResponseRenderer::stream_tokens(std::string& out, std::int64_t from, std::i
   // The last token event carries the finish reason; continuous usage puts usage in every event.
   out += prefix_;
   append_tokens(out, from, count);
-  out += request_.kind == ApiKind::kChat ? R"("},"logprobs":null,"finish_reason":)"
-                                         : R"(","logprobs":null,"finish_reason":)";
+  out += chat ? R"("},"logprobs":null,"finish_reason":)" : R"(","logprobs":null,"finish_reason":)";
   out += finished ? R"("length")" : "null";
-  out += R"(,"matched_stop":null}],"usage":)";
-  if (request_.continuous_usage)
-    append_usage_json(out, from + count);
+  if (finished)
+    out += chat ? d.chat_chunk_final_extra : d.completion_chunk_final_extra;
   else
-    out += "null";
+    out += chat ? d.chat_chunk_choice_extra : d.completion_chunk_choice_extra;
+  out += "}]";
+  if (request_.continuous_usage) {
+    out += R"(,"usage":)";
+    append_usage_json(out, from + count);
+  } else if (d.chunk_usage_null) {
+    out += R"(,"usage":null)";
+  }
+  if (finished && !request_.include_usage)
+    out += d.final_chunk_extra;
   out += "}\n\n";
 }
 
 void ResponseRenderer::stream_end(std::string& out, std::int64_t tokens) const {
   if (request_.kind != ApiKind::kNative && request_.include_usage) {
     out += fmt::format(
-        R"(data: {{"id":{},"object":"{}","created":{},"model":{},"choices":[],"usage":{}}})"
+        R"(data: {{"id":{},"object":"{}","created":{},"model":{},"choices":[],"usage":{}{}}})"
         "\n\n",
         json_quote(id_),
         request_.kind == ApiKind::kChat ? "chat.completion.chunk" : "text_completion", created_,
-        json_quote(model_), usage_json(tokens));
+        json_quote(model_), usage_json(tokens), profile_.openai_dialect().usage_chunk_extra);
   }
   out += "data: [DONE]\n\n";
 }
@@ -139,14 +147,21 @@ std::string ResponseRenderer::body(std::int64_t tokens, double e2e_seconds) cons
     v.e2e_seconds = e2e_seconds;
     return profile_.native_generate_json(v);
   }
+  const OpenAiDialect& d = profile_.openai_dialect();
+  // Non-streaming usage: the stream's usage object with the dialect's non-streaming fields.
+  std::string usage = R"({"prompt_tokens":)" + std::to_string(request_.prompt_tokens) +
+                      R"(,"total_tokens":)" + std::to_string(request_.prompt_tokens + tokens) +
+                      R"(,"completion_tokens":)" + std::to_string(tokens) + d.usage_extra + "}";
   if (request_.kind == ApiKind::kChat) {
     return fmt::format(
-        R"({{"id":{},"object":"chat.completion","created":{},"model":{},"choices":[{{"index":0,"message":{{"role":"assistant","content":{},"reasoning_content":null,"tool_calls":null}},"logprobs":null,"finish_reason":"length","matched_stop":null}}],"usage":{}}})",
-        json_quote(id_), created_, json_quote(model_), json_quote(text), usage_json(tokens));
+        R"({{"id":{},"object":"chat.completion","created":{},"model":{},"choices":[{{"index":0,"message":{{"role":"assistant","content":{}{}}},"logprobs":null,"finish_reason":"length"{}}}],"usage":{}{}}})",
+        json_quote(id_), created_, json_quote(model_), json_quote(text), d.chat_message_extra,
+        d.chat_choice_extra, usage, d.chat_body_extra);
   }
   return fmt::format(
-      R"({{"id":{},"object":"text_completion","created":{},"model":{},"choices":[{{"index":0,"text":{},"logprobs":null,"finish_reason":"length","matched_stop":null}}],"usage":{}}})",
-      json_quote(id_), created_, json_quote(model_), json_quote(text), usage_json(tokens));
+      R"({{"id":{},"object":"text_completion","created":{},"model":{},"choices":[{{"index":0,"text":{},"logprobs":null,"finish_reason":"length"{}}}],"usage":{}{}}})",
+      json_quote(id_), created_, json_quote(model_), json_quote(text), d.completion_choice_extra,
+      usage, d.completion_body_extra);
 }
 
 }  // namespace servescope

@@ -102,7 +102,16 @@ std::string Efficiency::describe() const {
 
 Result<CostModel> CostModel::build(const Scenario& scenario, const ServingShape& shape,
                                    const Efficiency& efficiency) {
-  const GpuSpec& gpu = scenario.hardware.gpu;
+  GpuSpec gpu = scenario.hardware.gpu;
+  if (gpu.is_cpu) {
+    // The host CPU has no catalog figures: a nominal server socket (50 GB/s of memory
+    // bandwidth, 1 dense BF16 TFLOPS), so the twin can play an engine's CPU platform. Timings
+    // are then only indicative; --efficiency bandwidth=/compute= scale them.
+    if (gpu.mem_bw_tbps <= 0)
+      gpu.mem_bw_tbps = kCpuHostBandwidthTbps;
+    if (gpu.bf16_dense_tflops <= 0)
+      gpu.bf16_dense_tflops = kCpuHostBf16Tflops;
+  }
   if (gpu.mem_bw_tbps <= 0 || gpu.bf16_dense_tflops <= 0)
     return fail(fmt::format(
         "the GPU catalog has no memory bandwidth or BF16 TFLOPS for {}; the cost model needs both "

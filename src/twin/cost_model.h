@@ -17,6 +17,10 @@
 
 namespace servescope {
 
+/// The cost model's figures for the host CPU (the catalog has none): a nominal socket.
+inline constexpr double kCpuHostBandwidthTbps = 0.05;
+inline constexpr double kCpuHostBf16Tflops = 1.0;
+
 /// The model's tunable factors (`--efficiency key=value`).
 struct Efficiency {
   double bandwidth = 0.80;           // share of peak memory bandwidth a step achieves

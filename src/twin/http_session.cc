@@ -126,7 +126,7 @@ void HttpSession::handle(const Request& request) {
   if (path == "/health" || path == "/health_generate") {
     if (!get)
       return not_allowed();
-    return respond(ctx_.ready ? 200 : 503, "text/plain; charset=utf-8", "");
+    return respond(ctx_.ready ? 200 : 503, ctx_.profile.health_content_type(), "");
   }
   const std::string native = ctx_.profile.native_generate_path();
   if (path == "/v1/completions" || path == "/v1/chat/completions" ||
@@ -149,7 +149,7 @@ void HttpSession::handle(const Request& request) {
       std::string body, type = "application/json";
       if (p == "/metrics") {
         body = self->ctx_.profile.metrics_text(status);
-        type = "text/plain; version=0.0.4; charset=utf-8";
+        type = self->ctx_.profile.metrics_content_type();
       } else if (p == "/v1/models") {
         body = self->ctx_.profile.models_json(status);
       } else {
@@ -180,12 +180,19 @@ void HttpSession::handle_generation(ApiKind kind, const Request& request) {
       return respond_error(400, parsed.message());
     g = *parsed;
   }
+  if (kind != ApiKind::kNative && ctx_.profile.openai_dialect().check_model_name &&
+      !g.model.empty() && g.model != ctx_.model_name)
+    return respond_error(404, ctx_.profile.model_not_found(g.model, ctx_.model_name));
   if (!ctx_.ready)
     return respond_error(503, "The server is not ready yet");
   if (ctx_.draw_error())
     return respond_error(500, "Internal server error (twin fault: error-rate)");
   const std::uint64_t n = ctx_.next_id.fetch_add(1);
-  renderer_.emplace(g, request_id(n, ctx_.options.seed),
+  const OpenAiDialect& dialect = ctx_.profile.openai_dialect();
+  const std::string& id_prefix = kind == ApiKind::kChat          ? dialect.chat_id_prefix
+                                 : kind == ApiKind::kCompletions ? dialect.completion_id_prefix
+                                                                 : std::string();
+  renderer_.emplace(g, id_prefix + request_id(n, ctx_.options.seed),
                     g.model.empty() ? ctx_.model_name : g.model,
                     std::chrono::system_clock::to_time_t(ctx_.clock.wall()), ctx_.profile);
   streaming_ = g.stream;
@@ -193,7 +200,7 @@ void HttpSession::handle_generation(ApiKind kind, const Request& request) {
   started_ = ctx_.clock.now();
   if (streaming_)
     start_stream();
-  net::post(ctx_.loop_strand, [self = shared_from_this(), g] {
+  net::post(ctx_.loop_strand, [self = shared_from_this(), g]() mutable {
     ServerContext& c = self->ctx_;
     if (const std::string error = c.loop.check(g); !error.empty()) {
       net::post(self->socket_.get_executor(), [self, error] {
@@ -214,6 +221,7 @@ void HttpSession::handle_generation(ApiKind kind, const Request& request) {
       });
       return;
     }
+    g.max_tokens = c.loop.fitted_max_tokens(g);
     self->ticket_ = c.loop.submit(g, self);
     c.kick();
   });
@@ -306,8 +314,10 @@ void HttpSession::respond(int status, std::string_view content_type, std::string
     return;
   if (!method_.empty())
     ctx_.access(client_, method_, target_, status);
-  out_ += fmt::format("HTTP/1.1 {} {}\r\ncontent-type: {}\r\ncontent-length: {}\r\n", status,
-                      reason(status), content_type, body.size());
+  out_ += fmt::format("HTTP/1.1 {} {}\r\n", status, reason(status));
+  if (!content_type.empty())
+    out_ += fmt::format("content-type: {}\r\n", content_type);
+  out_ += fmt::format("content-length: {}\r\n", body.size());
   if (!keep_alive_)
     out_ += "connection: close\r\n";
   out_ += "\r\n";

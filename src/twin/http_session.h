@@ -72,7 +72,8 @@ struct ServerContext {
       return;
     const std::string text = profile.access_log_line(client, method, target, status);
     if (!text.empty())
-      log.write(profile.format_log_line(clock.wall(), "", text));
+      log.write(profile.access_log_prefixed() ? profile.format_log_line(clock.wall(), "", text)
+                                              : text);
   }
 };
 

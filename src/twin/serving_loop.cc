@@ -71,6 +71,11 @@ std::string ServingLoop::check(const GenerationRequest& request) const {
                                 scheduler_.shape().context_len);
 }
 
+std::int64_t ServingLoop::fitted_max_tokens(const GenerationRequest& request) const {
+  return profile_.fitted_max_tokens(request.prompt_tokens, request.max_tokens,
+                                    scheduler_.shape().context_len);
+}
+
 ServingLoop::Ticket ServingLoop::submit(const GenerationRequest& request,
                                         std::shared_ptr<TokenSink> sink) {
   const Ticket t = next_ticket_++;

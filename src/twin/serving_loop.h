@@ -77,6 +77,9 @@ class ServingLoop {
 
   /// The engine's 400 message when the request does not fit the context, else "".
   std::string check(const GenerationRequest& request) const;
+  /// The output tokens the engine grants a request that passed check() (it may shorten
+  /// max_tokens to fit the context).
+  std::int64_t fitted_max_tokens(const GenerationRequest& request) const;
   /// Queues a request; the loop keeps `sink` until the request finishes or is cancelled.
   Ticket submit(const GenerationRequest& request, std::shared_ptr<TokenSink> sink);
   /// The client went away: the request is dropped and its sink is not called again.

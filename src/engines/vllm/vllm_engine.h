@@ -20,6 +20,7 @@ class VllmEngine final : public Engine {
   std::unique_ptr<LogGrammar> log_grammar() const override;
   Result<LogScenario> scenario_from_log(const std::vector<Fact>& facts) const override;
   std::vector<Finding> check_log_consistency(const std::vector<Fact>& facts) const override;
+  const TwinProfile* twin_profile() const override;
   const ClientProfile* client_profile() const override;
 };
 
