@@ -25,6 +25,8 @@ const std::vector<Command>& commands() {
        run_bench},
       {"bisect", "launch the server per configuration and isolate the flags that change a metric",
        run_bisect},
+      {"report", "render a --json result (plan, check, diff, bench, bisect) as HTML or Markdown",
+       run_report},
   };
   return kCommands;
 }

@@ -41,5 +41,6 @@ ExitStatus run_simulate(const CommandArgs& args);
 ExitStatus run_twin(const CommandArgs& args);
 ExitStatus run_bisect(const CommandArgs& args);
 ExitStatus run_bench(const CommandArgs& args);
+ExitStatus run_report(const CommandArgs& args);
 
 }  // namespace servescope

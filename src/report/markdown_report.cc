@@ -1,0 +1,410 @@
+#include "report/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace servescope {
+namespace {
+
+using nlohmann::json;
+
+std::string str(const json& doc, const char* key) {
+  return doc.is_object() && doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
+                                                                      : "";
+}
+
+/// A table cell: no newline, pipes escaped.
+std::string md(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string code(const std::string& text) {
+  if (text.empty())
+    return "";
+  return text.find('`') == std::string::npos ? "`" + md(text) + "`" : "`` " + md(text) + " ``";
+}
+
+std::string table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "|";
+  std::string rule = "|";
+  for (const std::string& h : header) {
+    out += " " + md(h) + " |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto& row : rows) {
+    out += "|";
+    for (const std::string& c : row)
+      out += " " + c + " |";
+    out += "\n";
+  }
+  return out + "\n";
+}
+
+std::string joined(const json& list, const char* sep) {
+  std::string out;
+  if (!list.is_array())
+    return out;
+  for (const json& v : list)
+    out += (out.empty() ? "" : sep) + json_text(v);
+  return out;
+}
+
+std::string engine_line(const json& engine) {
+  return engine.is_object() ? str(engine, "name") + " " + str(engine, "version") : "";
+}
+
+/// A Mermaid label: quotes and brackets would end it.
+std::string mermaid(std::string text) {
+  for (char& c : text) {
+    if (c == '"' || c == '[' || c == ']' || c == '{' || c == '}' || c == '|' || c == '<' ||
+        c == '>' || c == ':' || c == ';' || c == '#')
+      c = '\'';
+  }
+  return text;
+}
+
+class DerivationList {
+ public:
+  explicit DerivationList(const json& nodes) {
+    for (const json& n : nodes)
+      by_id_[str(n, "id")] = &n;
+  }
+  void render(const std::string& id, int depth, std::string& out) {
+    const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
+    auto it = by_id_.find(id);
+    if (it == by_id_.end()) {
+      out += indent + "- " + code(id) + " (not in the document)\n";
+      return;
+    }
+    const json& n = *it->second;
+    std::string line = indent + "- " + code(id) + " = **" +
+                       md(json_text(n.value("value", json()))) + "**" +
+                       (str(n, "unit").empty() ? "" : " " + md(str(n, "unit")));
+    if (!str(n, "rule").empty())
+      line += " · rule " + md(str(n, "rule"));
+    if (!str(n, "origin").empty())
+      line += " · " + md(str(n, "origin"));
+    if (!str(n, "source").empty())
+      line += " · " + code(str(n, "source"));
+    if (seen_.count(id) != 0) {
+      out += line + " (derived above)\n";
+      return;
+    }
+    seen_.insert(id);
+    if (!str(n, "why").empty())
+      line += " — " + md(str(n, "why"));
+    out += line + "\n";
+    for (const json& in : n.value("inputs", json::array()))
+      render(in.get<std::string>(), depth + 1, out);
+  }
+
+ private:
+  std::map<std::string, const json*> by_id_;
+  std::set<std::string> seen_;
+};
+
+std::string findings_md(const json& findings) {
+  if (!findings.is_array() || findings.empty())
+    return "No findings.\n\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const json& f : findings) {
+    rows.push_back({md(str(f, "severity")), code(str(f, "code")),
+                    md(joined(f.value("flags", json::array()), " ")), md(str(f, "message")),
+                    md(str(f, "rule")), code(str(f, "source"))});
+  }
+  return table({"severity", "code", "flags", "message", "rule", "source"}, rows);
+}
+
+std::string plan_md(const json& plan) {
+  const json engine = plan.value("engine", json::object());
+  const json outputs = plan.value("outputs", json::object());
+  std::string out = "# servescope plan · " + engine_line(engine) + "\n\n";
+  out += "- engine: " + engine_line(engine) + " (rules " + str(engine, "rules_date") + ")\n";
+  if (!str(plan, "command").empty())
+    out += "- command: " + code(str(plan, "command")) + "\n";
+  out += plan.value("starts", true)
+             ? "- startup: starts\n"
+             : "- startup: **does not start**: " + str(plan, "startup_error") + "\n";
+  out += "\n## Memory budget per GPU\n\n";
+  const MemoryBreakdown memory = memory_breakdown(plan.value("memory", json::array()));
+  std::vector<std::vector<std::string>> rows;
+  for (const MemoryPart& p : memory.rows) {
+    rows.push_back({md(p.item), number_text(p.gib, 3), md(p.source),
+                    p.total                        ? "total"
+                    : p.item == memory.extent_item ? "whole bar"
+                    : p.total_of.empty()           ? "part"
+                                                   : "part of " + md(p.total_of),
+                    p.total || memory.extent <= 0 || p.item == memory.extent_item
+                        ? ""
+                        : number_text(p.gib / memory.extent * 100, 1) + "%"});
+  }
+  out += table({"item", "GiB", "source", "role", "share of the bar"}, rows);
+  out += "## Outputs\n\n";
+  rows.clear();
+  for (const auto& [k, v] : outputs.items())
+    rows.push_back({code(k), md(json_text(v))});
+  out += table({"output", "value"}, rows);
+  const json resolved = plan.value("resolved", json::array());
+  if (resolved.is_array() && !resolved.empty()) {
+    out += "## Resolved settings\n\n";
+    rows.clear();
+    for (const json& r : resolved) {
+      rows.push_back({code(str(r, "name")), md(json_text(r.value("typed", json()))),
+                      md(json_text(r.value("resolved", json()))), md(str(r, "why"))});
+    }
+    out += table({"setting", "typed", "resolved", "why"}, rows);
+  }
+  out += "## Findings\n\n" + findings_md(plan.value("findings", json::array()));
+  const json estimated = plan.value("estimated", json::array());
+  if (estimated.is_array() && !estimated.empty())
+    out += "Estimated, not measured: " + joined(estimated, ", ") + ".\n\n";
+  out += "## Derivation\n\n";
+  const json nodes = plan.contains("derivation") ? plan["derivation"].value("nodes", json::array())
+                                                 : json::array();
+  DerivationList list(nodes);  // keeps pointers into nodes
+  for (const auto& [k, v] : outputs.items())
+    list.render(k, 0, out);
+  return out + "\n";
+}
+
+std::string check_md(const json& check) {
+  const json scenario = check.value("scenario", json::object());
+  std::string out = "# servescope check · " + engine_line(check.value("engine", json())) + "\n\n";
+  out += "- log: " + code(str(check, "file")) + "\n";
+  out += "- command: " + code(str(scenario, "command")) + "\n";
+  out += "- GPU: " + str(scenario, "gpu") + " · model: " + code(str(scenario, "model")) + "\n";
+  out +=
+      fmt::format("- **{} matched, {} mismatched**, {} not checked\n\n", check.value("matched", 0),
+                  check.value("mismatched", 0), check.value("not_checked", 0));
+  out += "## Predicted vs logged\n\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const json& c : check.value("comparisons", json::array())) {
+    const json low = c.value("predicted_low", json()), high = c.value("predicted_high", json());
+    rows.push_back(
+        {code(str(c, "field")), md(json_text(c.value("predicted", json()))),
+         low.is_number() && high.is_number() ? json_text(low) + " … " + json_text(high) : "—",
+         md(json_text(c.value("logged", json()))),
+         !c.value("checked", true) ? "not checked"
+         : c.value("match", false) ? "✓"
+                                   : "✗ **differs**",
+         c.value("log_line", json()).is_number()
+             ? code(str(check, "file") + ":" + json_text(c["log_line"]))
+             : "—",
+         md(str(c, "note"))});
+  }
+  out += table({"field", "predicted", "interval", "logged", "match", "log line", "note"}, rows);
+  for (const char* key : {"consistency", "notes"}) {
+    const json list = check.value(key, json::array());
+    if (!list.is_array() || list.empty())
+      continue;
+    out += std::string("## ") + (key[0] == 'c' ? "Consistency" : "Notes") + "\n\n";
+    for (const json& n : list)
+      out += "- " + (n.is_string() ? n.get<std::string>() : n.dump()) + "\n";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string diff_md(const json& diff) {
+  std::string out = "# servescope diff · " + engine_line(diff.value("engine", json())) + "\n\n";
+  out += "- changed inputs: " + md(joined(diff.value("inputs", json::array()), ", ")) + "\n";
+  out += "- evaluations: " + json_text(diff.value("evaluations", json())) + "\n\n";
+  const json changes = diff.value("changes", json::array());
+  out += fmt::format("## {} moved output{}\n\n", changes.size(), changes.size() == 1 ? "" : "s");
+  std::vector<std::vector<std::string>> rows;
+  for (const json& c : changes) {
+    std::string causes;
+    std::string paths;
+    for (const json& a : c.value("attribution", json::array())) {
+      causes += (causes.empty() ? "" : "; or ") + joined(a.value("inputs", json::array()), ", ") +
+                (str(a, "kind") == "interaction" ? " (together)" : "");
+      paths += (paths.empty() ? "" : "; ") + joined(a.value("path", json::array()), " → ");
+    }
+    rows.push_back({code(str(c, "output")), md(json_text(c.value("a", json()))),
+                    md(json_text(c.value("b", json()))),
+                    causes.empty() ? "no subset reproduces it alone" : md(causes), md(paths)});
+  }
+  out += table({"output", "A", "B", "because", "rule path"}, rows);
+  if (!changes.empty()) {
+    out += "```mermaid\nflowchart LR\n";
+    int i = 0;
+    for (const json& c : changes) {
+      std::string cause;
+      for (const json& a : c.value("attribution", json::array()))
+        cause += (cause.empty() ? "" : " or ") + joined(a.value("inputs", json::array()), ", ");
+      out += fmt::format("  a{0}[\"{1}: {2}\"] -->|\"{3}\"| b{0}[\"{4}\"]\n", i,
+                         mermaid(str(c, "output")), mermaid(json_text(c.value("a", json()))),
+                         mermaid(cause.empty() ? "unexplained" : cause),
+                         mermaid(json_text(c.value("b", json()))));
+      ++i;
+    }
+    out += "```\n\n";
+  }
+  const json cleared = diff.value("cleared", json::array());
+  if (cleared.is_array() && !cleared.empty()) {
+    out += "## Changes that move nothing\n\n";
+    for (const json& c : cleared)
+      out += "- " + code(str(c, "input")) + ": " + str(c, "reason") + "\n";
+    out += "\n";
+  }
+  return out;
+}
+
+double stat(const json& p, const char* metric, const char* key) {
+  if (!p.contains(metric) || !p[metric].is_object())
+    return std::numeric_limits<double>::quiet_NaN();
+  return json_number(p[metric].value(key, json()), std::numeric_limits<double>::quiet_NaN());
+}
+
+std::string cell(double v, int digits) {
+  return std::isfinite(v) ? number_text(v, digits) : "—";
+}
+
+std::string bench_md(const json& bench) {
+  std::string out =
+      "# servescope bench · " + str(bench, "url") + " · " + str(bench, "model") + "\n\n";
+  const json workload = bench.value("workload", json::object());
+  out +=
+      "- API: " + str(bench, "api") + (bench.value("stream", false) ? " (streaming)" : "") + "\n";
+  out += "- workload: " + str(workload, "dataset") + "\n\n";
+  const BenchAxis axis = bench_axis(bench);
+  const json points = bench.value("points", json::array());
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> server_rows;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const json& p = points[i];
+    const std::string x = number_text(axis.x[i], axis.x[i] == std::floor(axis.x[i]) ? 0 : 2);
+    auto p3 = [&](const char* m, int d) {
+      return cell(stat(p, m, "p50"), d) + " / " + cell(stat(p, m, "p90"), d) + " / " +
+             cell(stat(p, m, "p99"), d);
+    };
+    rows.push_back({x, cell(json_number(p.value("requests_per_s", json()), NAN), 2),
+                    cell(json_number(p.value("output_tokens_per_s", json()), NAN), 1),
+                    p3("ttft_ms", 2), p3("itl_ms", 2), p3("tpot_ms", 2), p3("e2e_ms", 1),
+                    p3("e2e_from_intended_ms", 1),
+                    md(json_text(p.value("requests_failed", json())))});
+    const json server = p.value("server", json::object());
+    server_rows.push_back(
+        {x,
+         cell(p.contains("in_flight") ? json_number(p["in_flight"].value("max", json()), NAN) : NAN,
+              0),
+         cell(json_number(server.value("max_running", json()), NAN), 0),
+         cell(json_number(server.value("max_queued", json()), NAN), 0),
+         md(json_text(server.value("stated_max_running", json()))), md(str(server, "sources"))});
+  }
+  out += "## Latency and throughput\n\n";
+  out +=
+      table({axis.name, "req/s", "out tok/s", "TTFT ms p50/90/99", "ITL ms p50/90/99",
+             "TPOT ms p50/90/99", "E2E ms p50/90/99", "E2E from intended ms p50/90/99", "failed"},
+            rows);
+  out += "## The server's view beside the client's\n\n";
+  out += table({axis.name, "client in flight max", "server running max", "server queued max",
+                "stated limit", "sources"},
+               server_rows);
+  for (const json& p : points) {
+    for (const json& w : p.value("warnings", json::array()))
+      out += "> " + json_text(w) + "\n\n";
+  }
+  return out;
+}
+
+std::string bisect_md(const json& bisect) {
+  const json metric = bisect.value("metric", json::object());
+  std::string out =
+      "# servescope bisect · " + str(metric, "name") + " · " + str(bisect, "strategy") + "\n\n";
+  out += "- launch: " + code(str(bisect, "launch")) + "\n";
+  out += "- bad: " + code(str(bisect, "bad")) + "\n";
+  out += fmt::format("- launches: {} (one at a time would take {}), wall time {} s\n",
+                     json_text(bisect.value("launches", json())),
+                     json_text(bisect.value("one_at_a_time_launches", json())),
+                     number_text(json_number(bisect.value("wall_seconds", json())), 1));
+  out += "- model: " + str(bisect, "model") + "\n\n## Culprits\n\n";
+  const json culprits = bisect.value("culprits", json::array());
+  if (!culprits.is_array() || culprits.empty())
+    out += "No culprit was isolated.\n";
+  for (const json& set : culprits)
+    out += "- **" + md(joined(set, " + ")) + "**\n";
+  for (const json& e : bisect.value("culprit_evidence", json::array())) {
+    for (const json& ev : e.value("alone", json::object()).value("evidence", json::array()))
+      out += "  - " + code(str(ev, "file") + ":" + json_text(ev.value("line", json()))) + ": " +
+             code(str(ev, "text")) + "\n";
+  }
+  out += "\n## Experiments\n\n";
+  std::vector<std::vector<std::string>> rows;
+  std::string gantt =
+      "```mermaid\ngantt\n  title Experiments, end to end in the order run\n"
+      "  dateFormat X\n  axisFormat %M:%S\n  section launches\n";
+  double t = 0;
+  for (const json& x : bisect.value("experiments", json::array())) {
+    const bool culprit = is_culprit_experiment(bisect, x);
+    std::string config = joined(x.value("flags", json::array()), " ");
+    if (config.empty())
+      config = "(the good configuration)";
+    const double seconds = json_number(x.value("seconds", json()));
+    const std::string id = json_text(x.value("id", json()));
+    rows.push_back({culprit ? "**" + id + "**" : id, code(config) + (culprit ? " **culprit**" : ""),
+                    md(str(x, "outcome")), md(str(x, "verdict")), number_text(seconds, 1),
+                    code(deciding_line(x))});
+    const std::string verdict = str(x, "verdict");
+    gantt += fmt::format("  exp {} {} :{}e{}, {}, {}s\n", id,
+                         mermaid(config.size() > 40 ? config.substr(0, 39) + "…" : config),
+                         culprit             ? "crit, "
+                         : verdict == "good" ? "done, "
+                                             : "active, ",
+                         id, static_cast<long long>(std::llround(t)),
+                         std::max(1LL, static_cast<long long>(std::llround(seconds))));
+    t += seconds;
+  }
+  out += table({"#", "configuration", "outcome", "verdict", "s", "deciding log line"}, rows);
+  out += gantt + "```\n\n";
+  const json notes = bisect.value("notes", json::array());
+  if (notes.is_array() && !notes.empty()) {
+    out += "## Notes\n\n";
+    for (const json& n : notes)
+      out += "- " + json_text(n) + "\n";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown_report(const json& doc, ReportKind kind) {
+  switch (kind) {
+    case ReportKind::kPlan:
+      return plan_md(doc);
+    case ReportKind::kCheck:
+      return check_md(doc);
+    case ReportKind::kDiff:
+      return diff_md(doc);
+    case ReportKind::kBench:
+      return bench_md(doc);
+    case ReportKind::kBisect:
+      return bisect_md(doc);
+  }
+  return "";
+}
+
+Result<std::string> render_markdown_report(const json& doc) {
+  auto kind = detect_report_kind(doc);
+  if (!kind)
+    return kind.error();
+  return render_markdown_report(doc, *kind);
+}
+
+}  // namespace servescope
