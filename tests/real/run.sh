@@ -12,7 +12,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 capacity() { "$HERE/capacity_live.sh" "$SS"; }
 bisect() { "$HERE/bisect_live.sh" "$SS"; }
-conformance() { "$HERE/conformance.sh" "$SS"; }
+conformance() { SERVESCOPE=$SS "$HERE/conformance.sh" "$TMP/conformance"; }
 # The peers on the real engine and the twin (not the CPU-cost part, a benchmark): request counts
 # and tokens are asserted; latencies on a shared two-core machine are reported here, not
 # asserted (bench/peers.sh run alone asserts them).

@@ -34,10 +34,27 @@ void resolve_memory_budget(PlanContext& ctx) {
   } else {
     p = total_gib - kPreLoadOverheadGib;
     g.input("free_before_load_gib", p, "GiB", Origin::kEstimate,
-            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL", total_gib,
-                        kPreLoadOverheadGib),
+            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL{}",
+                        total_gib, kPreLoadOverheadGib,
+                        ctx.scenario.hardware.gpu.integrated
+                            ? ", as if nothing else used the shared memory"
+                            : ""),
             "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.");
     plan.estimated.push_back("free_before_load");
+  }
+  // R3.1 on a unified-memory GPU (GB10, Jetson): cudaMemGetInfo under-reports, so SGLang reads
+  // the system's available memory (utils/common.py::get_available_gpu_memory, is_integrated).
+  if (ctx.scenario.hardware.gpu.integrated) {
+    ctx.finding(
+        Severity::kInfo, "unified-memory", {},
+        fmt::format("{} shares its memory with the CPU: SGLang takes free memory as the system's "
+                    "available memory (psutil: page cache counts as free), so the OS, the page "
+                    "cache it cannot drop and every other process on the machine come out of P "
+                    "and of the KV pool; what they take between the weight load and the pool's "
+                    "allocation is lost to the pool. Give --free-before-load as the 'available' "
+                    "column of `free -g` with the machine as it will serve.",
+                    ctx.scenario.hardware.gpu.smi_name),
+        "R3.1", "python/sglang/srt/utils/common.py::get_available_gpu_memory");
   }
 
   // R3.2 A: free memory after the target and draft weights load.

@@ -151,6 +151,21 @@ void resolve_memory_profile(PlanContext& ctx) {
             fmt::format("estimate: T − {:.2f} GiB CUDA context and NCCL (v0.19.0 sweep)", used),
             "Free memory at the init snapshot, estimated; give --free-before-load.");
   }
+  // V2.1 on a unified-memory GPU (GB10, Jetson): the snapshot's free memory is the system's
+  // available memory (utils/mem_utils.py::MemorySnapshot.measure, is_integrated_gpu).
+  if (ctx.scenario.hardware.gpu.integrated) {
+    ctx.finding(
+        Severity::kInfo, "unified-memory", {ctx.in.typed("gpu_memory_utilization")},
+        fmt::format("{} shares its memory with the CPU: vLLM reads free memory as the system's "
+                    "available memory (psutil; page cache counts as free), not cudaMemGetInfo, "
+                    "and requests ceil(total × gpu_memory_utilization) of it at startup; the OS "
+                    "and every other process share that memory, so what they hold or take "
+                    "between the profile and the KV allocation fails the start or is lost to "
+                    "the KV cache. Give --free-before-load as the 'available' column of `free "
+                    "-g` with the machine as it will serve.",
+                    ctx.scenario.hardware.gpu.smi_name),
+        "V2.1", "vllm/utils/mem_utils.py::MemorySnapshot.measure");
+  }
   if (free_at_start * kGiB < requested_bytes) {
     const std::string error = fmt::format(
         "ValueError: Free memory on device ({:.2f}/{:.2f} GiB) on startup is less than desired "
