@@ -1,7 +1,8 @@
 // servescope bench --url URL [--api NAME] [--model NAME] (--concurrency C[,C...] | --rate
 //   R[,R...] [--arrival poisson|constant|gamma:K] [--concurrency CAP]) (--requests N |
 //   --duration D) [--input-len SPEC] [--output-len SPEC] [--dataset random|FILE.jsonl]
-//   [--warmup N] [--seed S] [--timeout D] [--json FILE] [--csv FILE] [--markdown FILE]
+//   [--warmup N] [--seed S] [--timeout D] [--json FILE] [--csv FILE] [--markdown FILE] [--html
+//   FILE]
 //   [--details] [--expect-from LOG | scenario options (--model-config for the config) -- CMD]
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "engines/engine.h"
 #include "evidence/log_reader.h"
@@ -111,7 +113,7 @@ ExitStatus run_bench(const CommandArgs& args) {
   std::string url, api = "openai-completions", model, concurrency, rate, arrival = "poisson";
   std::string duration, timeout = "300s", scrape_interval = "250ms";
   std::string input_len = "1024", output_len = "256", dataset = "random";
-  std::string json_path, csv_path, md_path, expect_from, engine_names;
+  std::string json_path, csv_path, expect_from, engine_names;
   std::int64_t requests = 0, warmup = 0;
   std::uint64_t seed = 1;
   bool no_stream = false, no_ignore_eos = false, no_continuous_usage = false, details = false;
@@ -153,7 +155,8 @@ ExitStatus run_bench(const CommandArgs& args) {
       ->capture_default_str();
   app.add_option("--json", json_path, "Write the results as JSON to FILE (- for stdout)");
   app.add_option("--csv", csv_path, "Write one CSV row per point to FILE (- for stdout)");
-  app.add_option("--markdown", md_path, "Write the table as Markdown to FILE (- for stdout)");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   app.add_flag("--details", details, "Put every request's record in the JSON");
   app.add_flag("--no-stream", no_stream, "Ask for whole responses instead of event streams");
   app.add_flag("--no-ignore-eos", no_ignore_eos,
@@ -299,7 +302,8 @@ ExitStatus run_bench(const CommandArgs& args) {
   if (!report)
     return usage_error(report.message());
 
-  const bool machine_stdout = json_path == "-" || csv_path == "-" || md_path == "-";
+  const bool machine_stdout =
+      json_path == "-" || csv_path == "-" || reports.html == "-" || reports.markdown == "-";
   if (!machine_stdout)
     std::cout << render_bench_text(*report);
   if (!json_path.empty())
@@ -308,8 +312,8 @@ ExitStatus run_bench(const CommandArgs& args) {
   if (!csv_path.empty())
     if (Status st = write_output(csv_path, bench_csv(*report)); !st)
       return usage_error(st.message());
-  if (!md_path.empty())
-    if (Status st = write_output(md_path, bench_markdown(*report)); !st)
+  if (reports.any())
+    if (Status st = write_reports(reports, bench_json(*report, details)); !st)
       return usage_error(st.message());
   for (const BenchPoint& p : report->points)
     if (!p.cross_check.empty() && !p.cross_check_agrees)

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "core/text.h"
 #include "engines/twin_profile.h"
@@ -126,6 +127,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
   app.add_flag("--resume", resume, "Continue the bisection in --out, reusing its experiments");
   app.add_flag("--no-model", no_model, "Do not ask the model for predictions");
   app.add_flag("--quiet", quiet, "No progress lines on stderr");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   add_scenario_options(app, model);
   if (auto exit = parse_command_line(app, args))
     return *exit;
@@ -341,6 +344,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
                         parallel,
                         out};
   if (Status st = write_bisect_reports(request, result); !st)
+    std::cerr << "servescope: error: " << st.message() << "\n";
+  if (Status st = write_reports(reports, bisect_report_json(request, result)); !st)
     std::cerr << "servescope: error: " << st.message() << "\n";
   std::cout << bisect_report_text(request, result);
   if (result.interrupted)

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "diagnose/check.h"
 #include "evidence/log_reader.h"
@@ -31,6 +32,8 @@ ExitStatus run_check(const CommandArgs& args) {
                  "Model config.json, directory or bundled id, when the log's is not bundled");
   app.add_option("--env", options.env, "Engine environment variable KEY=VALUE the run had");
   app.add_flag("--json", json, "Print the comparisons as JSON");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
   options.command = args.launch_command;
@@ -62,13 +65,20 @@ ExitStatus run_check(const CommandArgs& args) {
     auto result = check_log(*facts, options);
     if (!result)
       return usage_error(file + ": " + result.message());
-    if (json) {
-      std::cout << check_to_json(file, *result).dump(2) << "\n";
-    } else {
+    if (json || reports.any()) {
+      const nlohmann::json doc = check_to_json(file, *result);
+      if (Status st = write_reports(reports, doc); !st)
+        return usage_error(st.message());
+      if (json)
+        std::cout << doc.dump(2) << "\n";
+    }
+    if (!json) {
       std::cout << render_check_text(file, *result);
     }
     return result->ok() ? ExitStatus::kOk : ExitStatus::kFindings;
   }
+  if (reports.any())
+    return usage_error("check: --html and --markdown report one log; give one file");
   std::vector<CheckRow> rows;
   bool all_ok = true;
   for (const std::string& file : files) {

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "core/file.h"
 #include "core/text.h"
@@ -41,6 +42,8 @@ ExitStatus run_diff(const CommandArgs& args) {
   app.add_option("--a-log", a_run_log, "A is the run this log records (rebuilt as check does)");
   app.add_option("--b-log", b_run_log, "B is the run this log records (rebuilt as check does)");
   app.add_flag("--json", json, "Print the diff as JSON");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
 
@@ -108,6 +111,8 @@ ExitStatus run_diff(const CommandArgs& args) {
   if (!b)
     return usage_error(b.message());
   if (a->engine != b->engine) {
+    if (reports.any())
+      return usage_error("diff: --html and --markdown report a diff within one engine");
     auto cross = diff_across_engines(*a->engine, a->scenario, *b->engine, b->scenario);
     if (!cross)
       return usage_error(cross.message());
@@ -121,9 +126,14 @@ ExitStatus run_diff(const CommandArgs& args) {
   auto d = diff_scenarios(*a->engine, a->scenario, b->scenario);
   if (!d)
     return usage_error(d.message());
-  if (json) {
-    std::cout << diff_to_json(*d).dump(2) << "\n";
-  } else {
+  if (json || reports.any()) {
+    const nlohmann::json doc = diff_to_json(*d);
+    if (Status st = write_reports(reports, doc); !st)
+      return usage_error(st.message());
+    if (json)
+      std::cout << doc.dump(2) << "\n";
+  }
+  if (!json) {
     std::cout << render_diff_text(*d);
   }
   return ExitStatus::kOk;

@@ -1,9 +1,11 @@
 // servescope plan [scenario options] [--json] -- CMD
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "report/plan_json.h"
 #include "report/plan_text.h"
@@ -17,6 +19,8 @@ ExitStatus run_plan(const CommandArgs& args) {
   bool json = false;
   add_scenario_options(app, options);
   app.add_flag("--json", json, "Print the plan as JSON (DESIGN.md field names)");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
   options.command = args.launch_command;
@@ -26,11 +30,17 @@ ExitStatus run_plan(const CommandArgs& args) {
   auto plan = built->engine->plan(built->scenario);
   if (!plan)
     return usage_error(plan.message());
-  if (json) {
+  if (json || reports.any()) {
     nlohmann::json out = plan_to_json(*plan);
     out["inputs_read"] = built->scenario.inputs_read;
-    std::cout << out.dump(2) << "\n";
-  } else {
+    if (!options.command.empty())
+      out["command"] = fmt::format("{}", fmt::join(options.command, " "));
+    if (Status st = write_reports(reports, out); !st)
+      return usage_error(st.message());
+    if (json)
+      std::cout << out.dump(2) << "\n";
+  }
+  if (!json) {
     std::cout << render_plan_text(built->scenario, *plan);
   }
   return ExitStatus::kOk;
