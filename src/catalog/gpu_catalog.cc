@@ -44,19 +44,115 @@ bool starts_with_gfx(std::string_view s) {
   return trim(s).rfind("gfx", 0) == 0;
 }
 
-std::string strip_ellipsis(std::string_view name, bool* truncated) {
+// The name without a trailing "..." (or "…"); `cut_width` is the width the name had before
+// the cut, ellipsis included: nvidia-smi cuts only names longer than that.
+std::string strip_ellipsis(std::string_view name, bool* truncated, std::size_t* cut_width) {
   name = trim(name);
   for (std::string_view e : {std::string_view("..."), std::string_view("…")}) {
     if (name.size() > e.size() && name.substr(name.size() - e.size()) == e) {
       *truncated = true;
+      *cut_width = name.size() - e.size() + (e == "..." ? 3 : 1);
       return std::string(trim(name.substr(0, name.size() - e.size())));
     }
   }
   *truncated = false;
+  *cut_width = 0;
   return std::string(name);
 }
 
+// Lower case, vendor and brand words dropped, '_' and '-' as spaces: "NVIDIA_GeForce_RTX_4090_D"
+// (a kernel config file name), "GeForce RTX 4090 D" and "RTX 4090 D" are one name.
+std::vector<std::string> name_words(std::string_view name) {
+  std::string s = to_lower(trim(name));
+  if (s.rfind("device_name=", 0) == 0)
+    s.erase(0, 12);
+  for (char& c : s) {
+    if (c == '_' || c == '-' || c == '(' || c == ')' || c == ',')
+      c = ' ';
+  }
+  std::vector<std::string> words;
+  for (std::string_view w : split(s, ' ')) {
+    const std::string t(trim(w));
+    if (t.empty() || t == "nvidia" || t == "geforce" || t == "tesla" || t == "amd" || t == "nvgpu")
+      continue;
+    words.push_back(t);
+  }
+  return words;
+}
+
+std::string joined(const std::vector<std::string>& words, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to && i < words.size(); ++i)
+    out += (out.empty() ? "" : " ") + words[i];
+  return out;
+}
+
+// What a word that one name has and the other lacks says about the GPU.
+std::string meaning_of(std::string_view word) {
+  if (word == "d")
+    return "the China-market 'D' variant (fewer SMs and less compute, same memory)";
+  if (word == "laptop" || word == "mobile")
+    return "a laptop GPU (less memory, lower power and clocks)";
+  if (word == "super")
+    return "a SUPER refresh (more SMs, other clocks, sometimes other memory)";
+  if (word == "ti")
+    return "a Ti model (another SM count, often other memory)";
+  if (word == "max" || word == "q")
+    return "a power-limited Max-Q model";
+  if (word == "3e" || word == "hbm3e")
+    return "an HBM3e variant (more memory and bandwidth)";
+  if (word == "pcie" || word == "nvl" || word.rfind("sxm", 0) == 0)
+    return "another form factor (other power, bandwidth and interconnect)";
+  if (word.size() > 2 && word.substr(word.size() - 2) == "gb")
+    return "another memory size";
+  return "another model";
+}
+
 }  // namespace
+
+std::vector<NearMatch> GpuCatalog::near_matches(std::string_view name) const {
+  bool truncated = false;
+  std::size_t cut_width = 0;
+  const std::vector<std::string> want = name_words(strip_ellipsis(name, &truncated, &cut_width));
+  struct Scored {
+    std::size_t common;
+    NearMatch m;
+  };
+  std::vector<Scored> found;
+  if (want.empty())
+    return {};
+  for (const GpuSpec& g : gpus_) {
+    const std::vector<std::string> have = name_words(g.smi_name);
+    if (have == want || have.empty())
+      continue;
+    std::size_t common = 0;
+    while (common < want.size() && common < have.size() && want[common] == have[common])
+      ++common;
+    // The model number must be shared: "RTX 4090" and "RTX 4080" are not near.
+    if (common == 0 || common < std::min<std::size_t>(2, std::min(want.size(), have.size())))
+      continue;
+    std::string differs;
+    if (common == have.size()) {  // the wanted name has more words
+      const std::string extra = joined(want, common, want.size());
+      differs = fmt::format("'{}' in the name: {}", extra, meaning_of(want[common]));
+    } else if (common == want.size()) {  // the catalog name has more words
+      const std::string extra = joined(have, common, have.size());
+      differs = fmt::format("the catalog's name adds '{}': {}", extra, meaning_of(have[common]));
+    } else if (want.size() == have.size() && common + 1 == want.size()) {
+      differs = fmt::format("'{}' where the catalog has '{}': {}", want[common], have[common],
+                            meaning_of(want[common]));
+    } else {
+      continue;
+    }
+    found.push_back({common, NearMatch{&g, std::move(differs)}});
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Scored& a, const Scored& b) { return a.common > b.common; });
+  std::vector<NearMatch> out;
+  for (std::size_t i = 0; i < found.size() && i < 3; ++i)
+    out.push_back(found[i].m);
+  return out;
+}
 
 Result<GpuCatalog> GpuCatalog::parse(std::string_view csv_text) {
   auto rows = read_csv(csv_text);
@@ -175,7 +271,8 @@ std::vector<std::string> GpuCatalog::keys() const {
 
 Result<GpuMatch> GpuCatalog::find(std::string_view name) const {
   bool truncated = false;
-  const std::string wanted = to_lower(strip_ellipsis(name, &truncated));
+  std::size_t cut_width = 0;
+  const std::string wanted = to_lower(strip_ellipsis(name, &truncated, &cut_width));
   if (wanted.empty())
     return fail("--gpu: empty GPU name; give a catalog key such as h100-sxm");
   auto without_vendor = [](std::string s) {
@@ -189,18 +286,32 @@ Result<GpuMatch> GpuCatalog::find(std::string_view name) const {
     if (to_lower(g.key) == wanted)
       return GpuMatch{&g, {}};
   }
-  for (const GpuSpec& g : gpus_) {
-    const std::string smi = to_lower(g.smi_name);
-    if (smi == wanted || without_vendor(smi) == without_vendor(wanted))
-      return GpuMatch{&g, {}};
-  }
-  if (truncated) {
-    std::vector<const GpuSpec*> hits;
+  if (!truncated) {
     for (const GpuSpec& g : gpus_) {
       const std::string smi = to_lower(g.smi_name);
-      if (smi.rfind(wanted, 0) == 0 || without_vendor(smi).rfind(without_vendor(wanted), 0) == 0) {
-        hits.push_back(&g);
-      }
+      if (smi == wanted || without_vendor(smi) == without_vendor(wanted))
+        return GpuMatch{&g, {}};
+    }
+    // The same name spelt another way: without "GeForce", with '_' for spaces, ...
+    const std::vector<std::string> words = name_words(wanted);
+    for (const GpuSpec& g : gpus_) {
+      if (!words.empty() && name_words(g.smi_name) == words)
+        return GpuMatch{&g, {}};
+    }
+  }
+  if (truncated) {
+    // nvidia-smi's table cuts only names longer than its column: a full name that would have
+    // fitted (e.g. "NVIDIA GeForce RTX 4090" for "NVIDIA GeForce RTX 4090 ...") is not it.
+    std::vector<const GpuSpec*> hits;
+    std::vector<const GpuSpec*> too_short;
+    for (const GpuSpec& g : gpus_) {
+      const std::string smi = to_lower(g.smi_name);
+      const bool prefix = smi.rfind(wanted, 0) == 0;
+      const bool prefix_no_vendor = without_vendor(smi).rfind(without_vendor(wanted), 0) == 0;
+      if (!prefix && !prefix_no_vendor)
+        continue;
+      const std::size_t shown = prefix ? smi.size() : without_vendor(smi).size();
+      (shown > cut_width ? hits : too_short).push_back(&g);
     }
     if (!hits.empty()) {
       GpuMatch m{hits.front(), {}};
@@ -215,12 +326,33 @@ Result<GpuMatch> GpuCatalog::find(std::string_view name) const {
       }
       return m;
     }
+    if (!too_short.empty()) {
+      std::vector<std::string> keys;
+      for (const GpuSpec* g : too_short)
+        keys.push_back(fmt::format("{} ('{}')", g->key, g->smi_name));
+      return fail(fmt::format(
+          "--gpu '{}': the name is cut short, so the GPU's full name is longer than {} "
+          "characters: not {}, whose names would have fitted; the catalog has no such GPU (a "
+          "laptop or other variant?); give the full name (nvidia-smi --query-gpu=name "
+          "--format=csv) or --gpu KEY",
+          name, cut_width, fmt::join(keys, " nor ")));
+    }
   }
-  auto near = closest(name, keys(), 4);
+  const std::vector<NearMatch> near = near_matches(name);
+  if (!near.empty()) {
+    std::vector<std::string> parts;
+    for (const NearMatch& n : near)
+      parts.push_back(fmt::format("{} ('{}'; {})", n.spec->key, n.spec->smi_name, n.differs));
+    return fail(fmt::format(
+        "--gpu '{}': not in the GPU catalog and not replaced by a near-match, a different GPU: "
+        "{}; pass --gpu KEY if it is one of these after all (all keys: servescope gpus)",
+        name, fmt::join(parts, "; ")));
+  }
+  auto near_keys = closest(name, keys(), 4);
   return fail(
       fmt::format("--gpu '{}': unknown GPU; closest catalog keys: {} (all keys: "
                   "servescope gpus)",
-                  name, fmt::join(near, ", ")));
+                  name, fmt::join(near_keys, ", ")));
 }
 
 std::vector<GpuSpec> gpus_holding(double gib, bool figure_is_free_memory) {

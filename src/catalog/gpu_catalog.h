@@ -34,6 +34,12 @@ struct GpuSpec {
   std::string source_note;
 };
 
+/// A catalog entry whose name is close to a wanted one but is a different GPU.
+struct NearMatch {
+  const GpuSpec* spec = nullptr;
+  std::string differs;  // e.g. "'D' in the name: the China-market variant, fewer SMs ..."
+};
+
 struct GpuMatch {
   const GpuSpec* spec = nullptr;
   std::string note;  // e.g. which other rows a truncated name also matched
@@ -50,7 +56,14 @@ class GpuCatalog {
   /// "NVIDIA " prefix old drivers dropped), or by the name cut short as nvidia-smi's default
   /// table prints it ("NVIDIA RTX PRO 6000 Blac..."). An unknown name is an error listing
   /// the closest keys.
+  /// An unknown name is never replaced by another GPU: the error names the near-matches
+  /// (near_matches) and what differs. A name cut short only matches names long enough to
+  /// have been cut.
   Result<GpuMatch> find(std::string_view name) const;
+
+  /// Entries whose names differ from `name` by a word more, less or changed ("RTX 4090 D" vs
+  /// "RTX 4090", "... Laptop GPU"), each with what that difference means; at most three.
+  std::vector<NearMatch> near_matches(std::string_view name) const;
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
   std::vector<std::string> keys() const;

@@ -57,6 +57,62 @@ TEST(GpuCatalog, FindsNamesCutShortByTheDefaultTable) {
   EXPECT_NE(pro->note.find("rtx-pro-6000-ws"), std::string::npos) << "ambiguity is reported";
 }
 
+// A GPU the catalog lacks is never replaced by the catalog GPU whose name it resembles: the
+// error names the near-match and what the difference in the name means.
+TEST(GpuCatalog, AnUnknownNameNamesItsNearMatchAndWhatDiffers) {
+  auto only_4090 = GpuCatalog::parse(
+      "key,smi_name,memory_mib,compute_capability,arch,mem_bw_tbps,bf16_dense_tflops,fp8_dense_"
+      "tflops,fp4_dense_tflops,interconnect,interconnect_gbps,tdp_w,integrated,mig,source_note\n"
+      "rtx-4090,NVIDIA GeForce RTX 4090,24564,8.9,Ada,1.008,165.2,330.3,,PCIe,64,450,0,,n\n");
+  ASSERT_TRUE(only_4090) << only_4090.message();
+  auto d = only_4090->find("NVIDIA GeForce RTX 4090 D");
+  ASSERT_FALSE(d) << "never silently the 4090";
+  EXPECT_NE(d.message().find("rtx-4090"), std::string::npos) << d.message();
+  EXPECT_NE(d.message().find("fewer SMs"), std::string::npos) << d.message();
+  EXPECT_NE(d.message().find("same memory"), std::string::npos) << d.message();
+  EXPECT_EQ(d.message().find('\n'), std::string::npos);
+
+  // In the built-in catalog both exist, by any spelling of the name.
+  const GpuCatalog& c = GpuCatalog::builtin();
+  for (std::string_view name :
+       {"NVIDIA GeForce RTX 4090 D", "RTX 4090 D", "GeForce RTX 4090 D",
+        "NVIDIA_GeForce_RTX_4090_D", "device_name=NVIDIA_GeForce_RTX_4090_D"}) {
+    auto m = c.find(name);
+    ASSERT_TRUE(m) << name << ": " << m.message();
+    EXPECT_EQ(m->spec->key, "rtx-4090-d") << name;
+  }
+  EXPECT_EQ(c.find("RTX 4090")->spec->key, "rtx-4090");
+  EXPECT_LT(c.find("rtx-4090-d")->spec->bf16_dense_tflops,
+            c.find("rtx-4090")->spec->bf16_dense_tflops);
+
+  auto laptop = c.find("NVIDIA GeForce RTX 4090 Laptop GPU");
+  ASSERT_FALSE(laptop);
+  EXPECT_NE(laptop.message().find("rtx-4090 "), std::string::npos) << laptop.message();
+  EXPECT_NE(laptop.message().find("laptop GPU"), std::string::npos) << laptop.message();
+  auto h20e = c.find("NVIDIA H20-3e");
+  ASSERT_FALSE(h20e);
+  EXPECT_NE(h20e.message().find("h20 "), std::string::npos) << h20e.message();
+  EXPECT_NE(h20e.message().find("HBM3e"), std::string::npos) << h20e.message();
+  // Not near: another model number.
+  EXPECT_TRUE(c.near_matches("NVIDIA GeForce RTX 4060").empty());
+}
+
+// nvidia-smi's table cuts only names longer than its column: "NVIDIA GeForce RTX 4090 ..." is
+// neither the 4090 nor the 4090 D (both names fit), but e.g. the 4090 Laptop GPU.
+TEST(GpuCatalog, ACutNameOnlyMatchesNamesLongEnoughToHaveBeenCut) {
+  const GpuCatalog& c = GpuCatalog::builtin();
+  auto m = c.find("NVIDIA GeForce RTX 4090 ...");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("rtx-4090-d"), std::string::npos) << m.message();
+  EXPECT_NE(m.message().find("cut short"), std::string::npos) << m.message();
+  auto super = c.find("NVIDIA GeForce RTX 4080 ...");
+  ASSERT_TRUE(super) << super.message();
+  EXPECT_EQ(super->spec->key, "rtx-4080-super");
+  auto ada = c.find("NVIDIA RTX 6000 Ada Gene...");
+  ASSERT_TRUE(ada);
+  EXPECT_EQ(ada->spec->key, "rtx-6000-ada");
+}
+
 TEST(GpuCatalog, AmdRowsHaveNoCudaCapability) {
   auto m = GpuCatalog::builtin().find("mi300x");
   ASSERT_TRUE(m);
