@@ -117,25 +117,27 @@ TEST(SglangGolden, TheQuickstartLogMatchesWithTheGpuGivenToo) {
   EXPECT_EQ(r->scenario.version.main_date, "2025-01-23");
 }
 
-// A log that names a GPU the catalog lacks (a GH200 in a kernel-config path) is still checked,
+// A log that names a GPU the catalog lacks (a Turing RTX 2080 Ti in a kernel-config path; the
+// catalog starts at Ampere, V100 and T4 aside) is still checked,
 // on a stand-in, and says so; a --gpu the catalog lacks is an error (it is the user's input).
 TEST(SglangGolden, AGpuTheCatalogLacksIsAStandInNotAnError) {
   std::ifstream in(golden::corpus_dir() + "/raw/sglang-docs_sglang_ai-quickstart-send_request.log");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto facts = read_log_text(text +
-                                 "[2025-01-23 00:00:00 TP0] Config file not found at "
-                                 "/sgl/configs/E=256,N=256,device_name=NVIDIA_GH200_480GB.json\n",
-                             "gh200");
+  auto facts =
+      read_log_text(text +
+                        "[2025-01-23 00:00:00 TP0] Config file not found at "
+                        "/sgl/configs/E=256,N=256,device_name=NVIDIA_GeForce_RTX_2080_Ti.json\n",
+                    "rtx-2080-ti");
   ASSERT_TRUE(facts);
   auto r = check_log(*facts, CheckOptions{});
   ASSERT_TRUE(r) << r.message();
   EXPECT_FALSE(r->gpu_known);
   EXPECT_GE(r->matched(), 1u);
   EXPECT_TRUE(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& n) {
-    return n.find("'NVIDIA GH200 480GB'") != std::string::npos;
+    return n.find("'NVIDIA GeForce RTX 2080 Ti'") != std::string::npos;
   }));
   CheckOptions typed;
-  typed.gpu = "NVIDIA GH200 480GB";
+  typed.gpu = "NVIDIA GeForce RTX 2080 Ti";
   EXPECT_FALSE(check_log(*facts, typed));
 }
 
