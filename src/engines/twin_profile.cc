@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text.h"
+
 namespace servescope {
 
 void Histogram::observe(double value) {
@@ -19,6 +21,23 @@ void Histogram::observe_many(double value, std::uint64_t times, double sum_incre
     counts[i] += times;
   sum += sum_increment;
   count += times;
+}
+
+Endpoint endpoint_of(const LaunchCommand& command, std::string default_host, int default_port) {
+  Endpoint e{std::move(default_host), default_port};
+  if (const FlagSetting* f = command.find("--host"))
+    e.host = f->value();
+  if (const FlagSetting* f = command.find("--port"))
+    e.port = static_cast<int>(parse_int(f->value()).value_or(default_port));
+  return e;
+}
+
+std::string served_model_name_of(const Scenario& scenario, std::string_view model_flag) {
+  if (const FlagSetting* f = scenario.command.find("--served-model-name"))
+    return f->value();
+  if (const FlagSetting* f = scenario.command.find(std::string(model_flag)))
+    return f->value();
+  return scenario.model.source;
 }
 
 }  // namespace servescope

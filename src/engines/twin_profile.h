@@ -57,6 +57,13 @@ struct Endpoint {
   int port = 0;
 };
 
+/// The address a launch command's --host and --port give, over the engine's defaults.
+Endpoint endpoint_of(const LaunchCommand& command, std::string default_host, int default_port);
+
+/// The model name a server answers to: --served-model-name, else the engine's model flag
+/// (`model_flag`, e.g. "--model-path"), else the model's source.
+std::string served_model_name_of(const Scenario& scenario, std::string_view model_flag);
+
 enum class StartupMark {
   kNone,
   kListening,  // the server accepts connections from this line on

@@ -127,20 +127,11 @@ Result<ServingShape> SglangTwinProfile::serving_shape(const Scenario& scenario,
 
 Endpoint SglangTwinProfile::endpoint(const LaunchCommand& command) const {
   // server_args.py: --host defaults to 127.0.0.1, --port to 30000.
-  Endpoint e{"127.0.0.1", 30000};
-  if (const FlagSetting* f = command.find("--host"))
-    e.host = f->value();
-  if (const FlagSetting* f = command.find("--port"))
-    e.port = static_cast<int>(parse_int(f->value()).value_or(30000));
-  return e;
+  return endpoint_of(command, "127.0.0.1", 30000);
 }
 
 std::string SglangTwinProfile::served_model_name(const Scenario& scenario) const {
-  if (const FlagSetting* f = scenario.command.find("--served-model-name"))
-    return f->value();
-  if (const FlagSetting* f = scenario.command.find("--model-path"))
-    return f->value();
-  return scenario.model.source;
+  return served_model_name_of(scenario, "--model-path");
 }
 
 // metrics_reporter.py::report_decode_stats with pool_stats_observer.py's usage parts

@@ -197,20 +197,11 @@ Result<ServingShape> VllmTwinProfile::serving_shape(const Scenario& scenario,
 
 Endpoint VllmTwinProfile::endpoint(const LaunchCommand& command) const {
   // entrypoints/openai/cli_args.py: --host None (all interfaces), --port 8000.
-  Endpoint e{"0.0.0.0", 8000};
-  if (const FlagSetting* f = command.find("--host"))
-    e.host = f->value();
-  if (const FlagSetting* f = command.find("--port"))
-    e.port = static_cast<int>(parse_int(f->value()).value_or(8000));
-  return e;
+  return endpoint_of(command, "0.0.0.0", 8000);
 }
 
 std::string VllmTwinProfile::served_model_name(const Scenario& scenario) const {
-  if (const FlagSetting* f = scenario.command.find("--served-model-name"))
-    return f->value();
-  if (const FlagSetting* f = scenario.command.find("--model"))
-    return f->value();
-  return scenario.model.source;
+  return served_model_name_of(scenario, "--model");
 }
 
 std::string non_default_args_repr(const LaunchCommand& command, const Endpoint& endpoint) {
