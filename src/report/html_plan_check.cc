@@ -135,6 +135,17 @@ std::string report_title(const json& doc, ReportKind kind) {
       return fmt::format("servescope bisect · {} · {}",
                          metric.is_object() ? str(metric, "name") : "", str(doc, "strategy"));
     }
+    case ReportKind::kExplain: {
+      std::string names;
+      for (const auto& [k, v] : doc.items())
+        names += (names.empty() ? "" : ", ") + k;
+      return "servescope explain · " + names;
+    }
+    case ReportKind::kWhy:
+      return fmt::format("servescope why · {} = {}", str(doc, "output"),
+                         json_text(doc.value("observed", json())));
+    case ReportKind::kLogs:
+      return fmt::format("servescope logs · {} · {}", str(doc, "file"), str(doc, "engine"));
   }
   return "servescope report";
 }
@@ -221,6 +232,21 @@ std::string html_plan_body(const json& plan) {
     out += "</ul></details>\n";
   }
   return out;
+}
+
+std::string html_explain_body(const json& explain) {
+  const json nodes = explain_nodes(explain);
+  std::string out = meta(
+      {{"outputs", fmt::format("{}", explain.size())}, {"nodes", fmt::format("{}", nodes.size())}});
+  out +=
+      "<h2 id=\"derivation\">Derivation</h2>\n<p class=\"muted\">Each output asked for down to "
+      "its inputs: rule ids and the engine source each rule mirrors. A node used twice is "
+      "expanded once, then linked.</p>\n";
+  DerivationTree tree(nodes);
+  out += "<ul class=\"tree\">\n";
+  for (const auto& [k, v] : explain.items())
+    out += tree.render(k, 0);
+  return out + "</ul>\n";
 }
 
 std::string html_check_body(const json& check) {

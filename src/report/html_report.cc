@@ -156,6 +156,15 @@ std::string render_html_report(const nlohmann::json& doc, ReportKind kind,
     case ReportKind::kBisect:
       body = html_bisect_body(doc);
       break;
+    case ReportKind::kExplain:
+      body = html_explain_body(doc);
+      break;
+    case ReportKind::kWhy:
+      body = html_why_body(doc);
+      break;
+    case ReportKind::kLogs:
+      body = html_logs_body(doc, charts);
+      break;
   }
   const bool uplot = assets.has_uplot() && !charts.specs().empty();
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n";

@@ -30,6 +30,9 @@ std::string html_check_body(const nlohmann::json& check);
 std::string html_diff_body(const nlohmann::json& diff);
 std::string html_bench_body(const nlohmann::json& bench, ChartList& charts);
 std::string html_bisect_body(const nlohmann::json& bisect);
+std::string html_explain_body(const nlohmann::json& explain);
+std::string html_why_body(const nlohmann::json& why);
+std::string html_logs_body(const nlohmann::json& logs, ChartList& charts);
 
 /// The title line of each kind: "plan · vllm 0.33.0".
 std::string report_title(const nlohmann::json& doc, ReportKind kind);

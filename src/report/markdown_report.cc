@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -382,6 +383,156 @@ std::string bisect_md(const json& bisect) {
   return out;
 }
 
+std::string explain_md(const json& explain) {
+  std::string out = "# servescope explain\n\n";
+  out +=
+      "Each output asked for down to its inputs: rule ids and the engine source each rule "
+      "mirrors. A node used twice is expanded once.\n\n";
+  const json nodes = explain_nodes(explain);
+  DerivationList list(nodes);  // keeps pointers into nodes
+  for (const auto& [k, v] : explain.items())
+    list.render(k, 0, out);
+  return out + "\n";
+}
+
+std::string hypotheses_md(const json& list, const char* prefix) {
+  std::vector<std::vector<std::string>> rows;
+  std::size_t i = 0;
+  for (const json& h : list) {
+    std::string changes;
+    for (const json& c : h.value("changes", json::array()))
+      changes += (changes.empty() ? "" : " + ") + code(json_text(c));
+    rows.push_back({fmt::format("{}{}", prefix, ++i), changes,
+                    md(json_text(h.value("predicted", json()))),
+                    h.value("exact", false) ? "yes" : "no", md(str(h, "solved_range")),
+                    md(joined(h.value("path", json::array()), " → ")),
+                    md(json_text(h.value("score", json())))});
+  }
+  return table({"#", "changes", "predicted", "exact", "any value in", "rule path", "score"}, rows);
+}
+
+std::string why_md(const json& why) {
+  std::string out = fmt::format("# servescope why · {} = {}\n\n", md(str(why, "output")),
+                                md(json_text(why.value("observed", json()))));
+  out += fmt::format("- observed: **{}**\n- the plan predicts: {}\n",
+                     md(json_text(why.value("observed", json()))),
+                     md(json_text(why.value("predicted", json()))));
+  if (why.contains("expected"))
+    out += "- expected: " + md(json_text(why["expected"])) + "\n";
+  out += "- plans evaluated: " + md(json_text(why.value("evaluations", json()))) + "\n\n";
+  const json hypotheses = why.value("hypotheses", json::array());
+  const json closest = why.value("closest", json::array());
+  out += "## Hypotheses\n\n";
+  if (hypotheses.is_array() && !hypotheses.empty()) {
+    out += "Changes that reproduce the observed value exactly, fewest and most likely first.\n\n";
+    out += hypotheses_md(hypotheses, "H");
+  } else if (closest.is_array() && !closest.empty()) {
+    out += "No single change or pair reproduces the observed value exactly. Closest:\n\n";
+    out += hypotheses_md(closest, "C");
+  } else {
+    out += "No single change or pair reproduces the observed value; none moves it.\n\n";
+  }
+  out += "## Experiments that tell them apart\n\n";
+  const json experiments = why.value("experiments", json::array());
+  if (!experiments.is_array() || experiments.empty())
+    return out + "None: fewer than two hypotheses to tell apart.\n";
+  std::size_t columns = 0;
+  for (const json& e : experiments)
+    columns = std::max(columns, e.value("predicted", json::array()).size());
+  out += fmt::format(
+      "The predicted outcome of each experiment under each hypothesis (H1…H{}); a value that "
+      "differs from H1's is in bold.\n\n",
+      columns);
+  if (hypotheses.is_array() && hypotheses.size() > columns)
+    out += fmt::format("H{}…H{} are not in the plan: it tells apart the first {}.\n\n", columns + 1,
+                       hypotheses.size(), columns);
+  std::vector<std::string> header = {"experiment", "changes"};
+  for (std::size_t h = 0; h < columns; ++h)
+    header.push_back(fmt::format("H{}", h + 1));
+  header.push_back("pairs separated");
+  std::vector<std::vector<std::string>> rows;
+  for (const json& e : experiments) {
+    std::vector<std::string> row = {md(str(e, "description")),
+                                    md(joined(e.value("changes", json::array()), " + "))};
+    const json predicted = e.value("predicted", json::array());
+    for (std::size_t h = 0; h < columns; ++h) {
+      if (h >= predicted.size()) {
+        row.push_back("—");
+        continue;
+      }
+      const std::string text = md(json_text(predicted[h]));
+      row.push_back(h > 0 && predicted[h] != predicted[0] ? "**" + text + "**" : text);
+    }
+    row.push_back(md(json_text(e.value("pairs_separated", json()))));
+    rows.push_back(std::move(row));
+  }
+  return out + table(header, rows);
+}
+
+/// A log line number as the editor shows it: 1035, not 1,035.
+std::string line_no(const json& v) {
+  return v.is_number_integer() ? std::to_string(v.get<long long>()) : md(json_text(v));
+}
+
+std::string logs_md(const json& logs) {
+  constexpr std::size_t kMaxPointRows = 500;
+  const json summary = logs.value("summary", json::object());
+  const json version = logs.value("inferred_version", json::object());
+  std::string out = fmt::format("# servescope logs · {} · {}\n\n", md(str(logs, "file")),
+                                md(str(logs, "engine")));
+  out += "- inferred version: " + md(str(version, "range")) + "\n";
+  out += "- model: " + md(str(summary, "model")) + " (" + md(str(summary, "model_class")) + ")\n";
+  out += "- GPU: " + md(json_text(summary.value("gpu", json()))) + "\n\n";
+  auto fact_table = [&](const char* key) {
+    std::vector<std::vector<std::string>> rows;
+    for (const json& f : summary.value(key, json::array())) {
+      rows.push_back({md(str(f, "name")), md(json_text(f.value("value", json()))),
+                      line_no(f.value("line", json())), code(str(f, "kind"))});
+    }
+    return table({"fact", "value", "log line", "kind"}, rows);
+  };
+  out += "## Capacity facts\n\n" + fact_table("capacity");
+  if (!summary.value("problems", json::array()).empty())
+    out += "## Problems\n\n" + fact_table("problems");
+  if (!summary.value("notes", json::array()).empty())
+    out += "## Notes\n\n" + fact_table("notes");
+  out += "## Timeline\n\n";
+  const json timelines = logs.value("timelines", json::array());
+  if (!timelines.is_array() || timelines.empty())
+    out += "The log has no batch lines: no timeline.\n\n";
+  for (const json& t : timelines) {
+    const std::string rank = str(t, "rank");
+    out += "### " + (rank.empty() ? std::string("all ranks") : "rank " + md(rank)) + "\n\n";
+    std::vector<std::vector<std::string>> peaks;
+    const json pk = t.value("peaks", json::object());
+    for (const char* key :
+         {"running_req", "queue_req", "token_usage", "gen_throughput_tok_per_s"}) {
+      if (pk.is_object() && pk.contains(key) && pk[key].is_object()) {
+        peaks.push_back({code(key), md(json_text(pk[key].value("value", json()))),
+                         line_no(pk[key].value("line", json())), md(str(pk[key], "time"))});
+      }
+    }
+    out += table({"peak", "value", "log line", "time"}, peaks);
+    const json points = t.value("points", json::array());
+    if (!points.is_array() || points.empty())
+      continue;
+    if (points.size() > kMaxPointRows)
+      out += fmt::format("The first {} of {} points:\n\n", kMaxPointRows, points.size());
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < points.size() && i < kMaxPointRows; ++i) {
+      const json& p = points[i];
+      rows.push_back(
+          {line_no(p.value("first_line", json())) + "–" + line_no(p.value("last_line", json())),
+           md(str(p, "time")), md(json_text(p.value("running_req", json()))),
+           md(json_text(p.value("queue_req", json()))),
+           md(json_text(p.value("token_usage", json()))),
+           md(json_text(p.value("gen_throughput_tok_per_s", json())))});
+    }
+    out += table({"log lines", "time", "running", "queued", "KV usage", "gen tok/s"}, rows);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_markdown_report(const json& doc, ReportKind kind) {
@@ -396,6 +547,12 @@ std::string render_markdown_report(const json& doc, ReportKind kind) {
       return bench_md(doc);
     case ReportKind::kBisect:
       return bisect_md(doc);
+    case ReportKind::kExplain:
+      return explain_md(doc);
+    case ReportKind::kWhy:
+      return why_md(doc);
+    case ReportKind::kLogs:
+      return logs_md(doc);
   }
   return "";
 }

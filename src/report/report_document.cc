@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/text.h"
 
@@ -23,9 +24,40 @@ Result<ReportKind> detect_report_kind(const nlohmann::json& doc) {
     return ReportKind::kDiff;
   if (has("outputs") && has("memory"))
     return ReportKind::kPlan;
+  if (has("hypotheses") && has("experiments") && has("observed"))
+    return ReportKind::kWhy;
+  if (has("timelines") && has("summary") && doc["format"].is_string() &&
+      doc["format"].get<std::string>().rfind("servescope.logs/", 0) == 0)
+    return ReportKind::kLogs;
+  // explain: every member is an output's list of derivation nodes.
+  bool trees = !doc.empty();
+  for (const auto& [k, v] : doc.items()) {
+    trees = trees && v.is_array() && !v.empty() && v[0].is_object() && v[0].contains("id") &&
+            v[0].contains("inputs") && v[0].contains("rule");
+  }
+  if (trees)
+    return ReportKind::kExplain;
   return fail(
       "not a servescope result: expected plan (outputs, memory), check (comparisons), diff "
-      "(changes, a, b), bench (points) or bisect (experiments, culprits) fields");
+      "(changes, a, b), bench (points), bisect (experiments, culprits), why (hypotheses, "
+      "experiments, observed), logs (format servescope.logs/…, summary, timelines) fields, or "
+      "explain's {OUTPUT: [nodes with id, inputs, rule]}");
+}
+
+nlohmann::json explain_nodes(const nlohmann::json& doc) {
+  nlohmann::json nodes = nlohmann::json::array();
+  std::set<std::string> seen;
+  if (!doc.is_object())
+    return nodes;
+  for (const auto& [k, tree] : doc.items()) {
+    if (!tree.is_array())
+      continue;
+    for (const auto& n : tree) {
+      if (n.is_object() && seen.insert(n.value("id", std::string())).second)
+        nodes.push_back(n);
+    }
+  }
+  return nodes;
 }
 
 std::string_view report_kind_name(ReportKind kind) {
@@ -40,6 +72,12 @@ std::string_view report_kind_name(ReportKind kind) {
       return "bench";
     case ReportKind::kBisect:
       return "bisect";
+    case ReportKind::kExplain:
+      return "explain";
+    case ReportKind::kWhy:
+      return "why";
+    case ReportKind::kLogs:
+      return "logs";
   }
   return "?";
 }

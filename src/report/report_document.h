@@ -1,6 +1,6 @@
-// The documents `servescope report` renders: any `--json` output of plan, check, diff, bench or
-// bisect (bisect's DIR/report.json). The renderers read only that JSON, so a result can be
-// rendered later or elsewhere; the kind is told from the document's own fields.
+// The documents `servescope report` renders: any `--json` output of plan, check, diff, bench,
+// bisect (bisect's DIR/report.json), explain, why or logs. The renderers read only that JSON, so a
+// result can be rendered later or elsewhere; the kind is told from the document's own fields.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,12 +12,16 @@
 
 namespace servescope {
 
-enum class ReportKind { kPlan, kCheck, kDiff, kBench, kBisect };
+enum class ReportKind { kPlan, kCheck, kDiff, kBench, kBisect, kExplain, kWhy, kLogs };
 
 /// The kind of a `--json` document, from the fields only that kind has; an error names the
 /// fields looked for.
 Result<ReportKind> detect_report_kind(const nlohmann::json& doc);
 std::string_view report_kind_name(ReportKind kind);
+
+/// explain --json: {OUTPUT: [node, ...], ...}, every node {"id", "inputs", "rule", "source",
+/// "value", ...}. The nodes of all the trees, each once, in the document's order.
+nlohmann::json explain_nodes(const nlohmann::json& doc);
 
 /// A JSON value as a person reads it: 2036790 -> "2,036,790", 0.78512345 -> "0.7851",
 /// true -> "yes", null -> "—", long lists shortened ("[1, 2, 4, …, 512] (51 values)").

@@ -26,9 +26,11 @@ nlohmann::json fixture(const std::string& name) {
 
 const std::vector<std::pair<std::string, ReportKind>>& fixtures() {
   static const std::vector<std::pair<std::string, ReportKind>> kAll = {
-      {"plan-vllm.json", ReportKind::kPlan}, {"plan-sglang.json", ReportKind::kPlan},
-      {"check.json", ReportKind::kCheck},    {"diff.json", ReportKind::kDiff},
-      {"bench.json", ReportKind::kBench},    {"bisect.json", ReportKind::kBisect}};
+      {"plan-vllm.json", ReportKind::kPlan},  {"plan-sglang.json", ReportKind::kPlan},
+      {"check.json", ReportKind::kCheck},     {"diff.json", ReportKind::kDiff},
+      {"bench.json", ReportKind::kBench},     {"bisect.json", ReportKind::kBisect},
+      {"explain.json", ReportKind::kExplain}, {"why.json", ReportKind::kWhy},
+      {"logs.json", ReportKind::kLogs}};
   return kAll;
 }
 
@@ -236,6 +238,93 @@ TEST(HtmlReport, InlinesTheChartingLibraryOrSaysItDrewSvg) {
   EXPECT_EQ(without.find("id=\"uplot-js\""), std::string::npos);
   EXPECT_NE(without.find("id=\"svg-fallback\""), std::string::npos);
   EXPECT_NE(without.find("<svg class=\"chart-svg\""), std::string::npos);
+}
+
+TEST(ReportDocument, ExplainIsToldByItsNodesNotByAnyObject) {
+  EXPECT_FALSE(detect_report_kind(nlohmann::json::parse(R"({"x": [1, 2]})")));
+  EXPECT_FALSE(detect_report_kind(nlohmann::json::parse(R"({"x": [{"id": "a"}]})")));
+  EXPECT_FALSE(detect_report_kind(nlohmann::json::object()));
+  EXPECT_FALSE(detect_report_kind(nlohmann::json::parse(R"({"format": 1, "summary": {},
+                                                            "timelines": []})")));
+  EXPECT_EQ(explain_nodes(fixture("explain.json")).size(), 12u);  // shared nodes once
+}
+
+TEST(HtmlReport, ExplainIsACollapsibleTreeWithRulesSourcesAndLinksToSharedNodes) {
+  const std::string page =
+      render_html_report(fixture("explain.json"), ReportKind::kExplain, ReportAssets{});
+  EXPECT_NE(page.find("<details id=\"n-batch-defaults-tier\"><summary><code>batch_defaults_tier"
+                      "</code> = <strong>large</strong> <span class=\"rule\">V6.1</span> <span "
+                      "class=\"srcloc mono\">vllm/engine/arg_utils.py::EngineArgs.get_batch_"
+                      "defaults</span>"),
+            std::string::npos);
+  // max_num_seqs reuses the tier max_num_batched_tokens expanded: a link, not a second copy.
+  EXPECT_NE(page.find("<a href=\"#n-batch-defaults-tier\">(derived above)</a>"), std::string::npos);
+  EXPECT_EQ(
+      page.find("id=\"n-batch-defaults-tier\"", page.find("id=\"n-batch-defaults-tier\"") + 1),
+      std::string::npos);
+  EXPECT_NE(page.find("<title>servescope explain · max_num_batched_tokens, max_num_seqs</title>"),
+            std::string::npos);
+}
+
+TEST(MarkdownReport, ExplainIsNestedListsWithRuleIdsAndSources) {
+  const std::string md = render_markdown_report(fixture("explain.json"), ReportKind::kExplain);
+  const std::regex nested(
+      R"re(\n- `max_num_seqs` = \*\*1,024\*\* sequences · rule V6.1 · `vllm/engine/arg_utils.py::[^\n]*\n  - `arg.max_num_seqs` = \*\*—\*\* sequences · engine default)re");
+  EXPECT_TRUE(std::regex_search(md, nested)) << md;
+  EXPECT_NE(md.find("    - `device_total_memory_gib` = **79.19** GiB · GPU catalog"),
+            std::string::npos);
+}
+
+TEST(WhyReport, ExperimentsAreATableOfPredictedOutcomesPerHypothesis) {
+  const nlohmann::json doc = fixture("why.json");
+  const std::string page = render_html_report(doc, ReportKind::kWhy, ReportAssets{});
+  EXPECT_NE(page.find("<th>H6</th><th>pairs separated</th>"), std::string::npos);
+  EXPECT_EQ(page.find("<th>H7</th>"), std::string::npos);  // the plan covers six
+  EXPECT_NE(page.find("H7…H7 are not in the plan"), std::string::npos);
+  EXPECT_NE(page.find("<td><span>2048</span></td><td><span class=\"warn\">763</span></td>"),
+            std::string::npos);
+  // H6 predicts what H1 does for the baseline launch: not marked.
+  EXPECT_NE(page.find("<td><span>free memory at free_after_load 13.403 … 13.403 GiB</span></td>"
+                      "<td>14</td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<td>H3</td><td><code>+ --max-running-requests 26</code></td>"),
+            std::string::npos);
+  const std::string md = render_markdown_report(doc, ReportKind::kWhy);
+  EXPECT_NE(md.find("| launch with + --disable-cuda-graph | + --disable-cuda-graph | 2048 | "
+                    "**763** | **26** | **26** | **26** | **48** | 1 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- the plan predicts: 4,096"), std::string::npos);
+}
+
+TEST(LogsReport, CapacityFactsAndTheTimelineChartedByLogLine) {
+  const nlohmann::json doc = fixture("logs.json");
+  const std::string page = render_html_report(doc, ReportKind::kLogs, fake_uplot());
+  // Two charts (running/queued, KV usage) whose x values are the points' first log lines.
+  const std::size_t at = page.find("id=\"chart-specs\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t from = at + std::string("id=\"chart-specs\">").size();
+  const nlohmann::json specs =
+      nlohmann::json::parse(page.substr(from, page.find("</script>", from) - from));
+  ASSERT_EQ(specs.size(), 2u);
+  const nlohmann::json& points = doc["timelines"][0]["points"];
+  ASSERT_EQ(specs[0]["x"].size(), points.size());
+  EXPECT_EQ(specs[0]["x"][5].get<double>(), points[5]["first_line"].get<double>());
+  EXPECT_EQ(specs[0]["x_label"], "log line");
+  EXPECT_EQ(specs[0]["series"][1]["values"][5].get<double>(), points[5]["queue_req"].get<double>());
+  EXPECT_EQ(specs[1]["series"][0]["label"], "token usage");
+  EXPECT_NE(page.find("32 at line 1035 (2026-12-02 07:17:41)"), std::string::npos);
+  EXPECT_NE(page.find("<td>max_running_requests</td><td><span class=\"mono\">4,096</span></td>"
+                      "<td><span class=\"mono\">11</span></td>"),
+            std::string::npos);
+  EXPECT_EQ(page.find("id=\"svg-fallback\""), std::string::npos);
+  const std::string svg = render_html_report(doc, ReportKind::kLogs, ReportAssets{});
+  EXPECT_NE(svg.find("<svg class=\"chart-svg\""), std::string::npos);
+  const std::string md = render_markdown_report(doc, ReportKind::kLogs);
+  EXPECT_NE(md.find("| max_running_requests | 4,096 | 11 | `capacity` |"), std::string::npos);
+  EXPECT_NE(md.find("| `running_req` | 32 | 1035 | 2026-12-02 07:17:41 |"), std::string::npos);
+  EXPECT_NE(md.find("| 17–22 | 2026-12-02 07:17:33 | 1 | 0 | 0 | 3,810.34 |"), std::string::npos)
+      << md;
 }
 
 TEST(ReportAssets, TheBuildInlinedUplotUnlessItSaidWhyNot) {
