@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "report/explain_text.h"
 #include "report/plan_json.h"
@@ -27,6 +28,8 @@ ExitStatus run_explain(const CommandArgs& args) {
                "Also show flags left unset at their defaults");
   app.add_option("--depth", explain_options.max_depth,
                  "Stop N levels below the output (default: down to the leaves)");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
   options.command = args.launch_command;
@@ -42,7 +45,7 @@ ExitStatus run_explain(const CommandArgs& args) {
                                      fmt::join(plan->outputs, ", ")));
     }
   }
-  if (json) {
+  if (json || reports.any()) {
     nlohmann::json out = nlohmann::json::object();
     for (const std::string& id : outputs) {
       nlohmann::json nodes = nlohmann::json::array();
@@ -53,8 +56,12 @@ ExitStatus run_explain(const CommandArgs& args) {
       }
       out[id] = nodes;
     }
-    std::cout << out.dump(2) << "\n";
-    return ExitStatus::kOk;
+    if (Status st = write_reports(reports, out); !st)
+      return usage_error(st.message());
+    if (json) {
+      std::cout << out.dump(2) << "\n";
+      return ExitStatus::kOk;
+    }
   }
   std::cout << scenario_headline(built->scenario, *plan) << "\n\n";
   for (const std::string& id : outputs)

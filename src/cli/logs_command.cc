@@ -1,9 +1,10 @@
-// servescope logs FILE [--json] [--summary-only] [--engine NAME]
+// servescope logs FILE [--json] [--summary-only] [--engine NAME] [--html FILE] [--markdown FILE]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "evidence/log_reader.h"
 #include "report/logs_json.h"
@@ -28,6 +29,8 @@ ExitStatus run_logs(const CommandArgs& args) {
                "With --json: leave out the facts array (summary, version, timeline, counts)");
   app.add_option("--engine", engine_spec,
                  "Read the log with this engine's grammar (default: detected from the content)");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
   if (!args.launch_command.empty() || args.had_separator)
@@ -46,6 +49,15 @@ ExitStatus run_logs(const CommandArgs& args) {
   auto facts = file == "-" ? read_log(std::cin, "<stdin>", options) : read_log_file(file, options);
   if (!facts)
     return usage_error(facts.message());
+  if (reports.any()) {
+    // The report's document is --json --summary-only's: every fact of a large log would not fit.
+    nlohmann::json doc = {{"format", "servescope.logs/1"},
+                          {"file", file == "-" ? "<stdin>" : file},
+                          {"facts", nlohmann::json::array()}};
+    doc.update(logs_tail_to_json(*facts));
+    if (Status st = write_reports(reports, doc); !st)
+      return usage_error(st.message());
+  }
   if (json) {
     writer.finish(*facts);
   } else {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "core/text.h"
 #include "diagnose/why.h"
@@ -26,6 +27,8 @@ ExitStatus run_why(const CommandArgs& args) {
   app.add_option("--limit", limit, "At most this many hypotheses (default 10)");
   add_scenario_options(app, options);
   app.add_flag("--json", json, "Print the hypotheses and experiments as JSON");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
   const auto eq = observation.find('=');
@@ -56,9 +59,14 @@ ExitStatus run_why(const CommandArgs& args) {
   auto result = explain_observation(*built->engine, built->scenario, obs, limit);
   if (!result)
     return usage_error(result.message());
-  if (json) {
-    std::cout << why_to_json(*result).dump(2) << "\n";
-  } else {
+  if (json || reports.any()) {
+    const nlohmann::json doc = why_to_json(*result);
+    if (Status st = write_reports(reports, doc); !st)
+      return usage_error(st.message());
+    if (json)
+      std::cout << doc.dump(2) << "\n";
+  }
+  if (!json) {
     std::cout << render_why_text(*result);
   }
   return ExitStatus::kOk;
