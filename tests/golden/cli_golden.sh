@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The command-line contract on the real-log corpus: logs and check on corpus logs, exit
-# statuses and the JSON they print. Usage: cli_golden.sh BINARY CORPUS_DIR
+# statuses and the JSON they print. Usage: SERVESCOPE_CORPUS=DIR cli_golden.sh BINARY
+# (make test-golden sets SERVESCOPE_CORPUS).
 set -u
 bin="$1"
-corpus="${SERVESCOPE_CORPUS:-${2:-}}"
+corpus="${SERVESCOPE_CORPUS:-}"
 if [ -z "$corpus" ] || [ ! -f "$corpus/cases.jsonl" ]; then
-  echo "cli_golden: no corpus at '${corpus}'; set SERVESCOPE_CORPUS=DIR or put it at ../shared/corpus"
+  echo "cli_golden: no corpus at '${corpus}'; run it through make test-golden or set SERVESCOPE_CORPUS=DIR"
   exit 1
 fi
 tmp=$(mktemp -d)
