@@ -23,6 +23,23 @@ void Histogram::observe_many(double value, std::uint64_t times, double sum_incre
   count += times;
 }
 
+std::int64_t int_node(const Plan& plan, std::string_view id, std::int64_t fallback) {
+  const Node* n = plan.graph.find(id);
+  if (n == nullptr || !n->value.is_number())
+    return fallback;
+  return n->value.is_int() ? n->value.as_int() : static_cast<std::int64_t>(n->value.as_number());
+}
+
+double number_node(const Plan& plan, std::string_view id, double fallback) {
+  const Node* n = plan.graph.find(id);
+  return n != nullptr && n->value.is_number() ? n->value.as_number() : fallback;
+}
+
+std::string text_node(const Plan& plan, std::string_view id) {
+  const Node* n = plan.graph.find(id);
+  return n != nullptr && n->value.is_string() ? n->value.as_string() : std::string();
+}
+
 Endpoint endpoint_of(const LaunchCommand& command, std::string default_host, int default_port) {
   Endpoint e{std::move(default_host), default_port};
   if (const FlagSetting* f = command.find("--host"))

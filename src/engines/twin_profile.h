@@ -57,6 +57,12 @@ struct Endpoint {
   int port = 0;
 };
 
+/// A plan node's value for a twin profile, or `fallback` where the plan has no such number.
+std::int64_t int_node(const Plan& plan, std::string_view id, std::int64_t fallback);
+double number_node(const Plan& plan, std::string_view id, double fallback);
+/// A plan node's text, or "" where the plan has none.
+std::string text_node(const Plan& plan, std::string_view id);
+
 /// The address a launch command's --host and --port give, over the engine's defaults.
 Endpoint endpoint_of(const LaunchCommand& command, std::string default_host, int default_port);
 

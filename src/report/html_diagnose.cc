@@ -34,15 +34,6 @@ std::string codes(const json& list, const char* sep) {
   return out;
 }
 
-std::string meta(const std::vector<std::pair<std::string, std::string>>& rows) {
-  std::string out = "<dl class=\"meta\">\n";
-  for (const auto& [k, v] : rows) {
-    if (!v.empty())
-      out += "<dt>" + html_escape(k) + "</dt><dd>" + v + "</dd>\n";
-  }
-  return out + "</dl>\n";
-}
-
 std::string hypotheses_table(const json& list, const char* prefix) {
   std::vector<std::vector<std::string>> rows;
   std::size_t i = 0;

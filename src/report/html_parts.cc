@@ -64,6 +64,15 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+std::string meta(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::string out = "<dl class=\"meta\">\n";
+  for (const auto& [k, v] : rows) {
+    if (!v.empty())
+      out += "<dt>" + html_escape(k) + "</dt><dd>" + v + "</dd>\n";
+  }
+  return out + "</dl>\n";
+}
+
 std::string script_json(const nlohmann::json& j) {
   const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out;

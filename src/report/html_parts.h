@@ -14,6 +14,8 @@ namespace servescope {
 
 /// & < > " ' escaped for text and attribute values.
 std::string html_escape(std::string_view text);
+/// A definition list of (label, HTML value) rows; a row with an empty value is left out.
+std::string meta(const std::vector<std::pair<std::string, std::string>>& rows);
 /// JSON that can sit inside <script type="application/json">: every '<' as \u003c.
 std::string script_json(const nlohmann::json& j);
 

@@ -28,15 +28,6 @@ std::string engine_line(const json& engine) {
   return text;
 }
 
-std::string meta(const std::vector<std::pair<std::string, std::string>>& rows) {
-  std::string out = "<dl class=\"meta\">\n";
-  for (const auto& [k, v] : rows) {
-    if (!v.empty())
-      out += "<dt>" + html_escape(k) + "</dt><dd>" + v + "</dd>\n";
-  }
-  return out + "</dl>\n";
-}
-
 std::string anchor(const std::string& id) {
   std::string out = "n-";
   for (char c : id)

@@ -18,6 +18,7 @@ namespace servescope::testing {
 struct TwinCase {
   BuiltScenario built;
   Plan plan;
+  const TwinProfile* profile = nullptr;
   ServingShape shape;
   std::optional<CostModel> cost;
 };
@@ -29,18 +30,10 @@ inline constexpr char kFoundingCommand[] =
 inline constexpr char kLlamaCommand[] =
     "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct";
 
-inline std::unique_ptr<TwinCase> twin_case(const std::string& command, const std::string& gpu,
-                                           std::optional<int> gpus = std::nullopt,
-                                           std::optional<double> before = std::nullopt,
-                                           std::optional<double> after = std::nullopt,
-                                           const Efficiency& efficiency = {}) {
-  ScenarioOptions o;
-  o.engine = "sglang@0.5.16";  // the release the founding case was found on (as the twin tests)
-  o.gpu = gpu;
-  o.gpus = gpus;
-  o.free_before_load_gib = before;
-  o.free_after_load_gib = after;
-  o.command = split_command_line(command).value_or(std::vector<std::string>{});
+/// The twin of any scenario: its plan, the engine's twin profile, the serving shape and the
+/// cost model (a test failure, and null, where one of them cannot be made).
+inline std::unique_ptr<TwinCase> twin_case_of(const ScenarioOptions& o,
+                                              const Efficiency& efficiency = {}) {
   auto built = build_scenario(o);
   if (!built) {
     ADD_FAILURE() << built.message();
@@ -54,12 +47,12 @@ inline std::unique_ptr<TwinCase> twin_case(const std::string& command, const std
     return nullptr;
   }
   c->plan = std::move(*plan);
-  const TwinProfile* profile = c->built.engine->twin_profile();
-  if (profile == nullptr) {
+  c->profile = c->built.engine->twin_profile();
+  if (c->profile == nullptr) {
     ADD_FAILURE() << "no twin profile";
     return nullptr;
   }
-  auto shape = profile->serving_shape(c->built.scenario, c->plan);
+  auto shape = c->profile->serving_shape(c->built.scenario, c->plan);
   if (!shape) {
     ADD_FAILURE() << shape.message();
     return nullptr;
@@ -72,6 +65,21 @@ inline std::unique_ptr<TwinCase> twin_case(const std::string& command, const std
   }
   c->cost = std::move(*cost);
   return c;
+}
+
+inline std::unique_ptr<TwinCase> twin_case(const std::string& command, const std::string& gpu,
+                                           std::optional<int> gpus = std::nullopt,
+                                           std::optional<double> before = std::nullopt,
+                                           std::optional<double> after = std::nullopt,
+                                           const Efficiency& efficiency = {}) {
+  ScenarioOptions o;
+  o.engine = "sglang@0.5.16";  // the release the founding case was found on (as the twin tests)
+  o.gpu = gpu;
+  o.gpus = gpus;
+  o.free_before_load_gib = before;
+  o.free_after_load_gib = after;
+  o.command = split_command_line(command).value_or(std::vector<std::string>{});
+  return twin_case_of(o, efficiency);
 }
 
 inline std::unique_ptr<TwinCase> founding_case(const Efficiency& efficiency = {}) {

@@ -10,6 +10,7 @@
 
 #include "diagnose/scenario_builder.h"
 #include "engines/twin_profile.h"
+#include "tests/twin/twin_fixture.h"
 #include "twin/api_request.h"
 #include "twin/api_response.h"
 
@@ -19,14 +20,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-struct VllmCpu {
-  BuiltScenario built;
-  Plan plan;
-  ServingShape shape;
-  const TwinProfile* profile = nullptr;
-};
-
-std::unique_ptr<VllmCpu> vllm_cpu() {
+std::unique_ptr<testing::TwinCase> vllm_cpu() {
   ScenarioOptions o;
   o.engine = "vllm@0.32.0";
   o.gpu = "cpu";
@@ -47,31 +41,7 @@ std::unique_ptr<VllmCpu> vllm_cpu() {
                "127.0.0.1",
                "--max-model-len",
                "2048"};
-  auto built = build_scenario(o);
-  if (!built) {
-    ADD_FAILURE() << built.message();
-    return nullptr;
-  }
-  auto c = std::make_unique<VllmCpu>();
-  c->built = std::move(*built);
-  auto plan = c->built.engine->plan(c->built.scenario);
-  if (!plan) {
-    ADD_FAILURE() << plan.message();
-    return nullptr;
-  }
-  c->plan = std::move(*plan);
-  c->profile = c->built.engine->twin_profile();
-  if (c->profile == nullptr) {
-    ADD_FAILURE() << "the vllm pack has no twin profile";
-    return nullptr;
-  }
-  auto shape = c->profile->serving_shape(c->built.scenario, c->plan);
-  if (!shape) {
-    ADD_FAILURE() << shape.message();
-    return nullptr;
-  }
-  c->shape = *shape;
-  return c;
+  return testing::twin_case_of(o);
 }
 
 GenerationRequest request(ApiKind kind, bool stream, bool usage) {

@@ -64,3 +64,14 @@ def wheel_path(engine: str, version: str) -> str:
     if not have:
         raise RuntimeError(f"no wheel of {engine}=={version} downloaded")
     return os.path.join(d, sorted(have)[0])
+
+
+def overlay_sets(engine: str, skip_prefixes: tuple = ()) -> list[tuple[str, str]]:
+    """(name, folder) of each package set in overlays-ENGINE.txt (setup_venv.sh installs each in
+    .venv-ENGINE/overlays/NAME), in file order, leaving out names that start with skip_prefixes."""
+    out = []
+    for line in open(os.path.join(HERE, f"overlays-{engine}.txt")):
+        w = line.split()
+        if w and not w[0].startswith(("#",) + tuple(skip_prefixes)):
+            out.append((w[0], os.path.join(HERE, f".venv-{engine}", "overlays", w[0])))
+    return out

@@ -267,13 +267,9 @@ def generate(version: str, n: int, seed: int, with_pool: bool = True) -> list[di
 
 # ====================================================================== driver
 def package_sets() -> list[tuple[str, str]]:
-    sets = [("venv", "")]
-    path = os.path.join(HERE, "overlays-sglang.txt")
-    for line in open(path):
-        w = line.split()
-        if w and not w[0].startswith("#"):
-            sets.append((w[0], os.path.join(HERE, ".venv-sglang", "overlays", w[0])))
-    return sets
+    sys.path.insert(0, HERE)
+    import common
+    return [("venv", "")] + common.overlay_sets("sglang")
 
 
 def release_tree(version: str) -> str:

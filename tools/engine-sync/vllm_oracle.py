@@ -231,13 +231,8 @@ def release_tree(version: str) -> str:
 
 def package_sets() -> list[tuple[str, str]]:
     """The package sets the probe chooses among (the venv alone, then each non-kernel overlay)."""
-    sets = [("venv", "-")]
-    path = os.path.join(HERE, "overlays-vllm.txt")
-    for line in open(path):
-        w = line.split()
-        if w and not w[0].startswith(("#", KERNEL_SET)):
-            sets.append((w[0], os.path.join(VENV, "overlays", w[0])))
-    return sets
+    import common
+    return [("venv", "-")] + common.overlay_sets("vllm", (KERNEL_SET,))
 
 
 KERNEL_SET = "flashinfer-"

@@ -11,23 +11,6 @@
 namespace servescope::sglang {
 namespace {
 
-std::int64_t int_node(const Plan& plan, std::string_view id, std::int64_t fallback) {
-  const Node* n = plan.graph.find(id);
-  if (n == nullptr || !n->value.is_number())
-    return fallback;
-  return n->value.is_int() ? n->value.as_int() : static_cast<std::int64_t>(n->value.as_number());
-}
-
-double number_node(const Plan& plan, std::string_view id, double fallback) {
-  const Node* n = plan.graph.find(id);
-  return n != nullptr && n->value.is_number() ? n->value.as_number() : fallback;
-}
-
-std::string text_node(const Plan& plan, std::string_view id) {
-  const Node* n = plan.graph.find(id);
-  return n != nullptr && n->value.is_string() ? n->value.as_string() : std::string();
-}
-
 double env_number(const Scenario& scenario, const std::string& key, double fallback) {
   auto find = [&](const std::map<std::string, std::string>& env) -> std::optional<double> {
     auto it = env.find(key);

@@ -17,23 +17,6 @@
 namespace servescope::vllm {
 namespace {
 
-std::int64_t int_node(const Plan& plan, std::string_view id, std::int64_t fallback) {
-  const Node* n = plan.graph.find(id);
-  if (n == nullptr || !n->value.is_number())
-    return fallback;
-  return n->value.is_int() ? n->value.as_int() : static_cast<std::int64_t>(n->value.as_number());
-}
-
-double number_node(const Plan& plan, std::string_view id, double fallback) {
-  const Node* n = plan.graph.find(id);
-  return n != nullptr && n->value.is_number() ? n->value.as_number() : fallback;
-}
-
-std::string text_node(const Plan& plan, std::string_view id) {
-  const Node* n = plan.graph.find(id);
-  return n != nullptr && n->value.is_string() ? n->value.as_string() : std::string();
-}
-
 bool bool_node(const Plan& plan, std::string_view id, bool fallback) {
   const Node* n = plan.graph.find(id);
   return n != nullptr && n->value.is_bool() ? n->value.as_bool() : fallback;
