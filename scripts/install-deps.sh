@@ -13,8 +13,11 @@ build_packages=(
 # toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.
 test_packages=(curl clang libclang-rt-14-dev clang-format)
 bench_packages=(wrk hyperfine python3-aiohttp)
+# Headless Chromium for the HTML reports' browser tests (tests/browser/, ctest label "golden")
+# and bench/report_load.sh, driven by playwright-core from npm at /usr/bin/chromium.
+browser_packages=(chromium)
 
-want=("${build_packages[@]}" "${test_packages[@]}")
+want=("${build_packages[@]}" "${test_packages[@]}" "${browser_packages[@]}")
 if [[ "${1:-}" == "--bench" ]]; then want+=("${bench_packages[@]}"); fi
 
 missing=()
