@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/launcher_cli.h"
 #include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "core/text.h"
@@ -18,7 +19,6 @@
 #include "lab/bisector.h"
 #include "lab/duration.h"
 #include "lab/load_bench_probe.h"
-#include "lab/posix_process_host.h"
 
 namespace servescope {
 namespace {
@@ -90,7 +90,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
                  "ttft_p99@rate=4)")
       ->required();
   app.add_option("--ready", ready_url,
-                 "Ready when this URL answers 200 (default: http://127.0.0.1:{port}/health)");
+                 "Ready when this URL answers 200 (default: http://127.0.0.1:{port}/health; "
+                 "with a scheduler http://{host}:{port}/health, {host} the job's node)");
   app.add_option("--ready-log", ready_log, "Ready when a line of the server's output matches");
   app.add_option("--fail-log", fail_log,
                  "A failed start when a line of the server's output matches (besides exiting)");
@@ -127,6 +128,8 @@ ExitStatus run_bisect(const CommandArgs& args) {
   app.add_flag("--resume", resume, "Continue the bisection in --out, reusing its experiments");
   app.add_flag("--no-model", no_model, "Do not ask the model for predictions");
   app.add_flag("--quiet", quiet, "No progress lines on stderr");
+  LauncherCli launcher_cli;
+  add_launcher_options(app, launcher_cli);
   ReportOutputs reports;
   add_report_outputs(app, reports);
   add_scenario_options(app, model);
@@ -196,6 +199,14 @@ ExitStatus run_bisect(const CommandArgs& args) {
     return usage_error(fmt::format("--settle {}: give a duration such as 5s", settle));
   if (parallel < 1 || parallel > 64)
     return usage_error("--parallel must be between 1 and 64");
+  const bool on_scheduler = launcher_cli.launcher != "local";
+  const auto queue_timeout_s = queue_timeout_seconds(launcher_cli);
+  if (!queue_timeout_s)
+    return usage_error(queue_timeout_s.message());
+  if (on_scheduler && tmpl->uses("{gpus}"))
+    return usage_error(
+        "--launch uses {gpus}: with a scheduler the job's GPUs are its own (CUDA_VISIBLE_DEVICES "
+        "is set by it); ask for them with --slurm-gpus N");
   if (parallel > 1 && !tmpl->uses("{port}"))
     return usage_error("--parallel: the template needs {port} so experiments listen apart");
   std::vector<std::string> device_groups;
@@ -252,7 +263,7 @@ ExitStatus run_bisect(const CommandArgs& args) {
     if (!tmpl->uses("{port}"))
       return usage_error(
           "bisect: give --ready URL or --ready-log PATTERN (the template has no {port} to ask)");
-    ready_url = "http://127.0.0.1:{port}/health";
+    ready_url = on_scheduler ? "http://{host}:{port}/health" : "http://127.0.0.1:{port}/health";
   }
   std::vector<std::pair<std::string, std::string>> env;
   for (const std::string& kv : launch_env) {
@@ -277,6 +288,7 @@ ExitStatus run_bisect(const CommandArgs& args) {
   ro.ready_log = ready_log;
   ro.fail_log = fail_log;
   ro.startup_timeout_s = *timeout_s;
+  ro.queue_timeout_s = *queue_timeout_s;
   ro.grace_s = *grace_s;
   ro.settle_s = *settle_s;
   ro.metric = *metric;
@@ -285,7 +297,10 @@ ExitStatus run_bisect(const CommandArgs& args) {
   ro.scrape_paths = scrape;
   ro.bench = bench_probe.get();
 
-  PosixProcessHost host;
+  auto launcher = make_launcher(launcher_cli, out + "/.launcher");
+  if (!launcher)
+    return usage_error(launcher.message());
+  ProcessHost& host = **launcher;
   ExperimentRunner runner(host, ro, &g_interrupted);
   if (Status st = runner.validate(); !st)
     return usage_error(st.message());
@@ -297,16 +312,18 @@ ExitStatus run_bisect(const CommandArgs& args) {
   nlohmann::json env_json = nlohmann::json::object();
   for (const auto& [k, v] : env)
     env_json[k] = v;
-  const nlohmann::json header = {{"journal", "servescope bisect"},
-                                 {"version", 1},
-                                 {"launch", tmpl->text()},
-                                 {"shell", shell},
-                                 {"cwd", cwd},
-                                 {"env", env_json},
-                                 {"good", flags_text(*good_flags)},
-                                 {"bad", flags_text(bad_flags)},
-                                 {"metric", metric->name},
-                                 {"repeat", repeat}};
+  nlohmann::json header = {{"journal", "servescope bisect"},
+                           {"version", 1},
+                           {"launch", tmpl->text()},
+                           {"shell", shell},
+                           {"cwd", cwd},
+                           {"env", env_json},
+                           {"good", flags_text(*good_flags)},
+                           {"bad", flags_text(bad_flags)},
+                           {"metric", metric->name},
+                           {"repeat", repeat}};
+  if (on_scheduler)  // job ids of one launcher mean nothing to another
+    header["launcher"] = launcher_cli.launcher;
   const std::string journal_path = out + "/journal.jsonl";
   auto journal =
       resume ? Journal::resume(journal_path, header) : Journal::create(journal_path, header);

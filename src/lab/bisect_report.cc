@@ -56,6 +56,14 @@ std::string duration(double s) {
   return fmt::format("{}h {:02}m", total / 3600, (total % 3600) / 60);
 }
 
+// Where an experiment ran: "local", or "slurm job 42 on node7".
+std::string where(const ExperimentRecord& r) {
+  if (r.job_id.empty())
+    return r.launcher;
+  return fmt::format("{} job {}{}{}", r.launcher, r.job_id, r.node.empty() ? "" : " on " + r.node,
+                     r.reattached ? " (re-attached)" : "");
+}
+
 std::string changes_text(const std::vector<std::string>& changes) {
   return changes.empty() ? "(the good configuration)" : fmt::format("{}", fmt::join(changes, " "));
 }
@@ -173,6 +181,11 @@ json bisect_report_json(const BisectRequest& q, const BisectResult& r) {
                            {"log", e.run_dir + "/stderr.log"},
                            {"port", e.port},
                            {"gpus", e.gpus},
+                           {"launcher", e.launcher},
+                           {"job_id", e.job_id.empty() ? json(nullptr) : json(e.job_id)},
+                           {"node", e.node.empty() ? json(nullptr) : json(e.node)},
+                           {"queued_seconds", e.queued_seconds},
+                           {"reattached", e.reattached},
                            {"startup_seconds", e.startup_seconds()},
                            {"seconds", e.seconds()},
                            {"exit_status", e.exit_status ? json(*e.exit_status) : json(nullptr)},
@@ -203,6 +216,7 @@ json bisect_report_json(const BisectRequest& q, const BisectResult& r) {
           {"launches", r.launches()},
           {"launched_now", r.launched},
           {"reused", r.reused},
+          {"rounds", r.rounds},
           {"launches_beyond_endpoints", std::max(0, r.launches() - 2)},
           {"one_at_a_time_launches", n + 2},
           {"wall_seconds", r.wall_seconds},
@@ -251,12 +265,13 @@ std::string bisect_report_markdown(const BisectRequest& q, const BisectResult& r
   }
   o << "\n## Experiments\n\n";
   o << "| # | changes on the good configuration | outcome | " << r.metric.name
-    << " | verdict | model | gap |\n|---|---|---|---|---|---|---|\n";
+    << " | verdict | model | gap | where | queued |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const ExperimentView& v : r.experiments) {
-    o << fmt::format("| {}{} | {} | {} | {} | {} | {} | {} |\n", v.record.id,
+    o << fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", v.record.id,
                      v.reused ? " (journal)" : "", changes_text(v.record.changes),
                      outcome_name(v.record.outcome), observed(v, r.metric), verdict_name(v.verdict),
-                     predicted(v, r.metric), v.gap.empty() ? "" : "**" + v.gap + "**");
+                     predicted(v, r.metric), v.gap.empty() ? "" : "**" + v.gap + "**",
+                     where(v.record), duration(v.record.queued_seconds));
   }
   if (!r.model_gaps.empty()) {
     o << "\n## Model gaps\n\n";
@@ -303,10 +318,12 @@ std::string bisect_report_text(const BisectRequest& q, const BisectResult& r) {
       }
     }
   }
-  o << fmt::format("  launches  {} ({} beyond the endpoints; one at a time: {}){} · {}\n",
-                   r.launches(), std::max(0, r.launches() - 2), r.changes.size() + 2,
-                   r.reused > 0 ? fmt::format(", {} from the journal", r.reused) : "",
-                   duration(r.wall_seconds));
+  o << fmt::format(
+      "  launches  {} ({} beyond the endpoints; one at a time: {}){}{} · {}\n", r.launches(),
+      std::max(0, r.launches() - 2), r.changes.size() + 2,
+      r.reused > 0 ? fmt::format(", {} from the journal", r.reused) : "",
+      q.parallel > 1 ? fmt::format(", {} round(s) of up to {}", r.rounds, q.parallel) : "",
+      duration(r.wall_seconds));
   if (!r.model.empty()) {
     int compared = 0;
     for (const ExperimentView& v : r.experiments)
@@ -338,8 +355,13 @@ std::string experiment_progress_line(const ExperimentView& v, const MetricSpec& 
     what += ": " + r.failure;
   if (what.size() > 160)
     what = what.substr(0, 157) + "...";
+  std::string place;
+  if (!r.job_id.empty())
+    place = fmt::format(
+        " · {}{}", where(r),
+        r.queued_seconds >= 1 ? fmt::format(", {} in the queue", duration(r.queued_seconds)) : "");
   return fmt::format(
-      "[{:>3}] {} · {}{}", r.id, changes_text(r.changes), what,
+      "[{:>3}] {} · {}{}{}", r.id, changes_text(r.changes), what, place,
       v.reused ? " (from the journal)" : fmt::format(" ({})", duration(r.seconds())));
 }
 

@@ -38,6 +38,10 @@ std::string outcome_text(const ExperimentRecord& r) {
       return "crashed after it was ready";
     case ExperimentOutcome::kInterrupted:
       return "was interrupted";
+    case ExperimentOutcome::kCancelled:
+      return "was cancelled outside servescope";
+    case ExperimentOutcome::kQueueTimeout:
+      return "waited in the queue past --queue-timeout";
   }
   return "?";
 }
@@ -115,6 +119,11 @@ Bisector::Bisector(ProcessHost& host, ExperimentRunner& runner, Journal& journal
       journal_(journal),
       options_(std::move(options)),
       interrupted_(interrupted) {
+  // A scheduler's job is journaled when submitted, so --resume can re-attach to it.
+  runner_.set_on_launched([this](const ExperimentRecord& r) {
+    if (!r.job_id.empty() && !r.reattached)
+      (void)journal_.append_launched(r);
+  });
   factory_ = [this](const ScenarioOptions& o, const MetricSpec& m) {
     return make_plan_predictor(o, runner_.options().launch, m);
   };
@@ -147,6 +156,16 @@ std::vector<DdminOutcome> Bisector::evaluate(const std::vector<Subset>& subsets)
       v.record = *previous;
       v.reused = true;
       ++reused_;
+    } else if (const ExperimentRecord* launched = journal_.in_flight(key);
+               launched != nullptr && !launched->job_id.empty()) {
+      // An earlier run submitted it and died: its job may still run; re-attach to it.
+      v.record.id = launched->id;
+      v.record.run_dir = launched->run_dir;
+      v.record.flags = flags;
+      v.record.changes = change_labels(changes_, subsets[i]);
+      v.record.outcome = ExperimentOutcome::kInterrupted;
+      attach_[views_.size()] = launched->job_id;
+      pending.push_back(views_.size());
     } else {
       v.record.id = next_id();
       v.record.run_dir = fmt::format("runs/{:03d}", v.record.id);
@@ -163,15 +182,18 @@ std::vector<DdminOutcome> Bisector::evaluate(const std::vector<Subset>& subsets)
   }
   const bool uses_port = runner_.options().launch.uses("{port}");
   const std::size_t width = static_cast<std::size_t>(std::max(1, options_.parallel));
-  for (std::size_t start = 0; start < pending.size() && !stopped(); start += width) {
+  for (std::size_t start = 0; start < pending.size() && !halted(); start += width) {
     const std::size_t end = std::min(pending.size(), start + width);
     auto run_one = [&](std::size_t slot_index, std::size_t view) {
       ExperimentSlot slot;
       slot.port = uses_port ? host_.pick_port() : 0;
       if (!options_.device_groups.empty())
         slot.gpus = options_.device_groups[slot_index % options_.device_groups.size()];
-      runner_.run(views_[view].record, slot, options_.out_dir);
+      auto attach = attach_.find(view);
+      runner_.run(views_[view].record, slot, options_.out_dir,
+                  attach == attach_.end() ? "" : attach->second);
     };
+    ++rounds_;
     if (end - start == 1) {
       run_one(0, pending[start]);
     } else {
@@ -187,6 +209,15 @@ std::vector<DdminOutcome> Bisector::evaluate(const std::vector<Subset>& subsets)
         any_interrupted_ = true;
         continue;
       }
+      if (inconclusive(v.record.outcome)) {
+        // No verdict on the configuration, and the search cannot go on without one.
+        if (halt_reason_.empty())
+          halt_reason_ = fmt::format("experiment {} {}: {}; --resume launches it again",
+                                     v.record.id, outcome_text(v.record), v.record.failure);
+        if (progress_)
+          progress_(v);
+        continue;
+      }
       ++launched_;
       if (Status st = journal_.append(v.record); !st)
         v.record.failure += (v.record.failure.empty() ? "" : "; ") + st.message();
@@ -197,8 +228,7 @@ std::vector<DdminOutcome> Bisector::evaluate(const std::vector<Subset>& subsets)
   std::vector<DdminOutcome> out;
   for (std::size_t i = 0; i < subsets.size(); ++i) {
     const ExperimentRecord& r = views_[view_of[i]].record;
-    out.push_back(r.outcome == ExperimentOutcome::kInterrupted ? DdminOutcome::kUnresolved
-                                                               : verdict(r));
+    out.push_back(inconclusive(r.outcome) ? DdminOutcome::kUnresolved : verdict(r));
   }
   return out;
 }
@@ -239,7 +269,7 @@ bool Bisector::setup_endpoints(BisectResult& result) {
   for (std::size_t i = 0; i < changes_.size(); ++i)
     all.push_back(i);
   evaluate({Subset{}, all});
-  if (stopped() || any_interrupted_)
+  if (halted())
     return false;
   ExperimentView& gv =
       views_[by_key_.at(configuration_key(apply_flag_changes(options_.good, changes_, {})))];
@@ -350,7 +380,7 @@ void Bisector::make_model(BisectResult& result) {
 void Bisector::compare_with_model(BisectResult& result) {
   for (ExperimentView& v : views_) {
     const ExperimentRecord& r = v.record;
-    if (r.outcome == ExperimentOutcome::kInterrupted)
+    if (inconclusive(r.outcome))
       continue;
     if (!predictor_)
       continue;
@@ -392,7 +422,7 @@ BisectResult Bisector::run() {
     std::vector<std::string> labels;
     for (const FlagChange& c : changes_)
       labels.push_back(c.label());
-    RealTrials real(*this, options_.parallel, [this] { return stopped() || any_interrupted_; });
+    RealTrials real(*this, options_.parallel, [this] { return halted(); });
     SearchResult found;
     switch (options_.strategy) {
       case StrategyKind::kOneAtATime:
@@ -428,7 +458,10 @@ BisectResult Bisector::run() {
   }
   result.launched = launched_;
   result.reused = reused_;
+  result.rounds = rounds_;
   result.interrupted = stopped() || any_interrupted_;
+  if (!halt_reason_.empty() && result.error.empty())
+    result.error = halt_reason_;
   result.wall_seconds = host_.now() - t0;
   return result;
 }

@@ -70,6 +70,7 @@ struct BisectResult {
   std::string error;  // why the bisection could not proceed, "" when it did
   int launched = 0;   // launches made by this run
   int reused = 0;     // experiments reused from the journal
+  int rounds = 0;     // batches of launches run at once (--parallel): wall-clock rounds
   double wall_seconds = 0;
   bool interrupted = false;
 
@@ -95,6 +96,8 @@ class Bisector {
 
  private:
   bool stopped() const { return interrupted_ != nullptr && interrupted_->load(); }
+  /// Interrupted, or an experiment ended without a verdict (cancelled, queue timeout).
+  bool halted() const { return stopped() || any_interrupted_ || !halt_reason_.empty(); }
   DdminOutcome verdict(const ExperimentRecord& record) const;
   DdminOutcome predicted_verdict(const Prediction& p) const;
   bool setup_endpoints(BisectResult& result);
@@ -117,7 +120,10 @@ class Bisector {
   int next_id_ = 0;
   int launched_ = 0;
   int reused_ = 0;
+  int rounds_ = 0;
   bool any_interrupted_ = false;
+  std::string halt_reason_;
+  std::map<std::size_t, std::string> attach_;  // view → job id of an earlier run to re-attach
   // The endpoints, once measured.
   std::optional<double> good_value_, bad_value_;
   bool bad_starts_ = true;

@@ -18,6 +18,8 @@ constexpr std::pair<ExperimentOutcome, std::string_view> kOutcomes[] = {
     {ExperimentOutcome::kTimeout, "timeout"},
     {ExperimentOutcome::kCrashed, "crashed"},
     {ExperimentOutcome::kInterrupted, "interrupted"},
+    {ExperimentOutcome::kCancelled, "cancelled"},
+    {ExperimentOutcome::kQueueTimeout, "queue_timeout"},
 };
 
 }  // namespace
@@ -36,6 +38,11 @@ std::optional<ExperimentOutcome> parse_outcome(std::string_view name) {
       return o;
   }
   return std::nullopt;
+}
+
+bool inconclusive(ExperimentOutcome outcome) {
+  return outcome == ExperimentOutcome::kInterrupted || outcome == ExperimentOutcome::kCancelled ||
+         outcome == ExperimentOutcome::kQueueTimeout;
 }
 
 std::string configuration_key(const std::vector<std::string>& flags) {
@@ -65,6 +72,11 @@ json to_json(const ExperimentRecord& r) {
             {"cwd", r.cwd},
             {"port", r.port},
             {"gpus", r.gpus},
+            {"launcher", r.launcher},
+            {"job_id", r.job_id},
+            {"node", r.node},
+            {"queued_seconds", r.queued_seconds},
+            {"reattached", r.reattached},
             {"run_dir", r.run_dir},
             {"started_at", r.started_at},
             {"ready_at", r.ready_at},
@@ -97,6 +109,12 @@ Result<ExperimentRecord> experiment_from_json(const json& j) {
     r.cwd = j.at("cwd").get<std::string>();
     r.port = j.at("port").get<int>();
     r.gpus = j.at("gpus").get<std::string>();
+    // Where it ran: absent from journals written before the launchers (local runs).
+    r.launcher = j.value("launcher", std::string("local"));
+    r.job_id = j.value("job_id", std::string());
+    r.node = j.value("node", std::string());
+    r.queued_seconds = j.value("queued_seconds", 0.0);
+    r.reattached = j.value("reattached", false);
     r.run_dir = j.at("run_dir").get<std::string>();
     r.started_at = j.at("started_at").get<double>();
     r.ready_at = j.at("ready_at").get<double>();

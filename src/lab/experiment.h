@@ -16,12 +16,16 @@
 namespace servescope {
 
 enum class ExperimentOutcome {
-  kReady,        // it started, was measured and torn down
-  kFailedStart,  // it exited, or printed the failure pattern, before it was ready
-  kTimeout,      // not ready within the startup timeout
-  kCrashed,      // ready, then it exited on its own before the measurement ended
-  kInterrupted,  // the tool was interrupted (never journaled)
+  kReady,         // it started, was measured and torn down
+  kFailedStart,   // it exited, or printed the failure pattern, before it was ready
+  kTimeout,       // not ready within the startup timeout
+  kCrashed,       // ready, then it exited on its own before the measurement ended
+  kInterrupted,   // the tool was interrupted (never journaled)
+  kCancelled,     // someone else cancelled it (scancel): no verdict; never journaled as finished
+  kQueueTimeout,  // it waited in the scheduler's queue past --queue-timeout (never journaled)
 };
+/// Outcomes that say nothing about the configuration: --resume launches it again.
+bool inconclusive(ExperimentOutcome outcome);
 std::string_view outcome_name(ExperimentOutcome outcome);
 std::optional<ExperimentOutcome> parse_outcome(std::string_view name);
 
@@ -43,7 +47,12 @@ struct ExperimentRecord {
   std::string cwd;
   int port = 0;
   std::string gpus;
-  std::string run_dir;  // relative to the bisect folder: "runs/003"
+  std::string launcher = "local";  // where it ran: "local", "slurm", "k8s"
+  std::string job_id;              // the scheduler's job (Slurm) or object (Kubernetes)
+  std::string node;                // the node it ran on ("" locally)
+  double queued_seconds = 0;       // waited in the scheduler's queue before it ran
+  bool reattached = false;         // this run re-attached to a job an earlier run launched
+  std::string run_dir;             // relative to the bisect folder: "runs/003"
   // What happened (wall-clock seconds since the epoch; 0 = did not happen).
   double started_at = 0;
   double ready_at = 0;

@@ -30,6 +30,22 @@ Status write_line(int fd, const std::string& line, const std::string& path) {
   return ok_status();
 }
 
+Result<ExperimentRecord> launched_from_json(const json& j) {
+  ExperimentRecord r;
+  try {
+    r.id = j.at("id").get<int>();
+    r.flags = j.at("flags").get<std::vector<std::string>>();
+    r.changes = j.at("changes").get<std::vector<std::string>>();
+    r.run_dir = j.at("run_dir").get<std::string>();
+    r.launcher = j.at("launcher").get<std::string>();
+    r.job_id = j.at("job_id").get<std::string>();
+    r.started_at = j.value("started_at", 0.0);
+  } catch (const json::exception& e) {
+    return fail(std::string("a launched line: ") + e.what());
+  }
+  return r;
+}
+
 }  // namespace
 
 Journal::Journal(Journal&& other) noexcept
@@ -37,6 +53,7 @@ Journal::Journal(Journal&& other) noexcept
       fd_(other.fd_),
       previous_(std::move(other.previous_)),
       by_key_(std::move(other.by_key_)),
+      in_flight_(std::move(other.in_flight_)),
       last_id_(other.last_id_),
       notes_(std::move(other.notes_)) {
   other.fd_ = -1;
@@ -113,6 +130,14 @@ Result<Journal> Journal::resume(const std::string& path, const json& header) {
       have_header = true;
       continue;
     }
+    if (parsed.is_object() && parsed.contains("launched")) {
+      auto launched = launched_from_json(parsed.at("launched"));
+      if (!launched)
+        return fail(fmt::format("{}:{}: {}", path, number, launched.message()));
+      j.last_id_ = std::max(j.last_id_, launched->id);
+      j.in_flight_[configuration_key(launched->flags)] = std::move(*launched);
+      continue;
+    }
     auto record = experiment_from_json(parsed);
     if (!record)
       return fail(fmt::format("{}:{}: {}", path, number, record.message()));
@@ -122,6 +147,8 @@ Result<Journal> Journal::resume(const std::string& path, const json& header) {
   }
   if (!have_header)
     return fail(fmt::format("{}: no header line; the journal is damaged", path));
+  for (const auto& [key, index] : j.by_key_)
+    j.in_flight_.erase(key);  // finished after it was launched
   if (Status st = j.open_for_append(); !st)
     return st.error();
   if (needs_newline) {
@@ -135,6 +162,25 @@ Status Journal::append(const ExperimentRecord& record) {
   std::lock_guard lock(mutex_);
   last_id_ = std::max(last_id_, record.id);
   return write_line(fd_, to_json(record).dump() + "\n", path_);
+}
+
+Status Journal::append_launched(const ExperimentRecord& record) {
+  std::lock_guard lock(mutex_);
+  last_id_ = std::max(last_id_, record.id);
+  const json line = {{"launched",
+                      {{"id", record.id},
+                       {"flags", record.flags},
+                       {"changes", record.changes},
+                       {"run_dir", record.run_dir},
+                       {"launcher", record.launcher},
+                       {"job_id", record.job_id},
+                       {"started_at", record.started_at}}}};
+  return write_line(fd_, line.dump() + "\n", path_);
+}
+
+const ExperimentRecord* Journal::in_flight(const std::string& key) const {
+  auto it = in_flight_.find(key);
+  return it == in_flight_.end() ? nullptr : &it->second;
 }
 
 const ExperimentRecord* Journal::find(const std::string& key) const {

@@ -42,6 +42,7 @@ std::string substitute(std::string_view text, const Placeholders& v, bool quote)
   out = replace_all(std::move(out), "{port}", std::to_string(v.port));
   out = replace_all(std::move(out), "{run_dir}", quote ? shell_quote(v.run_dir) : v.run_dir);
   out = replace_all(std::move(out), "{gpus}", quote ? shell_quote(v.gpus) : v.gpus);
+  out = replace_all(std::move(out), "{host}", v.host);
   return out;
 }
 

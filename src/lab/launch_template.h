@@ -18,6 +18,7 @@ struct Placeholders {
   int port = 0;
   std::string run_dir;
   std::string gpus;
+  std::string host = "127.0.0.1";  // where the server listens: known once it runs (a job's node)
 };
 
 class LaunchTemplate {
@@ -46,7 +47,8 @@ class LaunchTemplate {
   std::vector<std::string> words_;
 };
 
-/// Replaces {port}, {run_dir}, {gpus} in one string (an environment value, a readiness URL).
+/// Replaces {port}, {run_dir}, {gpus} and {host} in one string (an environment value, a
+/// readiness URL).
 std::string substitute_placeholders(std::string_view text, const Placeholders& values);
 
 }  // namespace servescope

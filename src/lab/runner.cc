@@ -54,14 +54,14 @@ class LogTail {
   std::uint64_t lines_ = 0;
 };
 
-std::string base_url_of(const std::string& ready_url, int port) {
+std::string base_url_of(const std::string& ready_url, int port, const std::string& host) {
   // "http://host:port/path" → "http://host:port"
   const auto scheme = ready_url.find("://");
   if (!ready_url.empty() && scheme != std::string::npos) {
     const auto slash = ready_url.find('/', scheme + 3);
     return ready_url.substr(0, slash);
   }
-  return fmt::format("http://127.0.0.1:{}", port);
+  return fmt::format("http://{}:{}", host, port);
 }
 
 std::string scrape_file_name(std::string_view path) {
@@ -108,7 +108,7 @@ Status ExperimentRunner::validate() const {
 }
 
 void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
-                           const std::string& base_dir) {
+                           const std::string& base_dir, const std::string& attach_job) {
   const std::string dir = fs::absolute(fs::path(base_dir) / rec.run_dir).lexically_normal();
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -120,13 +120,21 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
   rec.cwd = options_.cwd;
   rec.port = slot.port;
   rec.gpus = slot.gpus;
-  LaunchSpec spec{rec.argv, rec.env, rec.cwd, dir + "/stdout.log", dir + "/stderr.log"};
-  const std::string ready_url =
-      options_.ready_url.empty() ? "" : substitute_placeholders(options_.ready_url, ph);
+  LaunchSpec spec{rec.argv,
+                  rec.env,
+                  rec.cwd,
+                  dir + "/stdout.log",
+                  dir + "/stderr.log",
+                  fmt::format("servescope-{:03d}", rec.id)};
 
   rec.started_at = host_.wall_time();
-  const double t0 = host_.now();
-  auto launched = host_.launch(spec);
+  Result<std::unique_ptr<ServerProcess>> launched = fail("not launched");
+  if (!attach_job.empty()) {
+    launched = host_.attach(attach_job);
+    rec.reattached = static_cast<bool>(launched);
+  }
+  if (!rec.reattached)
+    launched = host_.launch(spec);
   if (!launched) {
     rec.outcome = ExperimentOutcome::kFailedStart;
     rec.failure = launched.message();
@@ -134,6 +142,19 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
     return;
   }
   ServerProcess& server = **launched;
+  const Placement placed = server.placement();
+  rec.launcher = placed.launcher;
+  rec.job_id = placed.job_id;
+  if (on_launched_)
+    on_launched_(rec);
+  if (!wait_in_queue(rec, server)) {
+    tear_down(rec, server);
+    return;
+  }
+  ph.host = server.host();
+  const std::string ready_url =
+      options_.ready_url.empty() ? "" : substitute_placeholders(options_.ready_url, ph);
+  const double t0 = host_.now();  // the startup timeout counts from leaving the queue
 
   // Wait for ready, a failure, the timeout or an interrupt.
   LogTail tails[] = {LogTail(dir + "/stderr.log"), LogTail(dir + "/stdout.log")};
@@ -196,10 +217,19 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
       rec.outcome = ExperimentOutcome::kCrashed;
       rec.failure = fmt::format("exited with status {} after it was ready", *status);
     } else {
-      collect(rec, dir, slot.port, server);
+      collect(rec, dir, base_url_of(ready_url, slot.port, ph.host), server);
     }
   }
   tear_down(rec, server);
+  if ((rec.outcome == ExperimentOutcome::kFailedStart ||
+       rec.outcome == ExperimentOutcome::kCrashed) &&
+      server.cancelled_elsewhere()) {
+    const Placement p = server.placement();
+    rec.outcome = ExperimentOutcome::kCancelled;
+    rec.failure =
+        fmt::format("cancelled outside servescope ({} job {}: {}{}), e.g. by scancel", p.launcher,
+                    p.job_id, p.state, p.reason.empty() ? "" : ", " + p.reason);
+  }
 
   // The log's figures and problems, whatever the outcome.
   const LogEvidence log = read_log_evidence(dir, {kLogFiles[0], kLogFiles[1]}, options_.engine);
@@ -239,12 +269,8 @@ void ExperimentRunner::run(ExperimentRecord& rec, const ExperimentSlot& slot,
     rec.value = median(rec.values);
 }
 
-void ExperimentRunner::collect(ExperimentRecord& rec, const std::string& dir, int port,
-                               ServerProcess& server) {
-  const std::string base = base_url_of(
-      options_.ready_url.empty() ? ""
-                                 : substitute_placeholders(options_.ready_url, {{}, port, "", ""}),
-      port);
+void ExperimentRunner::collect(ExperimentRecord& rec, const std::string& dir,
+                               const std::string& base, ServerProcess& server) {
   for (const std::string& path : options_.scrape_paths) {
     const auto reply = host_.http_get(base + path, std::chrono::milliseconds(5000));
     if (reply.status != 200)
@@ -282,6 +308,33 @@ void ExperimentRunner::collect(ExperimentRecord& rec, const std::string& dir, in
     rec.outcome = ExperimentOutcome::kInterrupted;
     rec.failure = "interrupted";
   }
+}
+
+bool ExperimentRunner::wait_in_queue(ExperimentRecord& rec, ServerProcess& server) {
+  const double t0 = host_.now();
+  while (server.queued()) {
+    if (interrupted()) {
+      rec.outcome = ExperimentOutcome::kInterrupted;
+      rec.failure = "interrupted while it waited in the queue";
+      return false;
+    }
+    const double waited = host_.now() - t0;
+    if (waited > options_.queue_timeout_s) {
+      const Placement p = server.placement();
+      rec.queued_seconds = waited;
+      rec.outcome = ExperimentOutcome::kQueueTimeout;
+      rec.failure = fmt::format(
+          "{} job {} waited {:.0f} s in the queue, past --queue-timeout {:g} s ({}{}); it was "
+          "cancelled",
+          p.launcher, p.job_id, waited, options_.queue_timeout_s, p.state,
+          p.reason.empty() ? "" : ", reason " + p.reason);
+      return false;
+    }
+    host_.sleep(options_.poll_s);
+  }
+  rec.queued_seconds = host_.now() - t0;
+  rec.node = server.placement().node;
+  return true;
 }
 
 void ExperimentRunner::tear_down(ExperimentRecord& rec, ServerProcess& server) {
