@@ -43,7 +43,8 @@ border-right:1px solid var(--bg);background:var(--c5)}
 .bracket{border:1px solid var(--muted);border-top:none;height:8px;margin:0 0 16px;position:relative;font-size:11.5px;color:var(--muted)}
 .bracket span{position:absolute;top:8px;left:4px;white-space:nowrap}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:baseline}
-figure.chart{margin:8px 0 16px}svg{max-width:100%;height:auto}
+figure.chart{margin:8px 0 16px;content-visibility:auto;contain-intrinsic-size:auto 340px}
+svg{max-width:100%;height:auto}
 svg text{fill:var(--fg);font-size:11px}svg .tick{fill:var(--muted)}svg .label{fill:var(--muted)}
 svg .grid{stroke:var(--line)}svg .axis{stroke:var(--muted)}
 .series polyline{fill:none;stroke-width:2}.series.dashed polyline{stroke-dasharray:6 4}
@@ -66,20 +67,29 @@ details>summary{cursor:pointer}details p{margin:2px 0 2px 18px;color:var(--muted
 .u-legend{color:var(--fg)}
 footer{margin-top:32px;color:var(--muted);font-size:12px}
 @media print{body{max-width:none;padding:0;font-size:11px}details{break-inside:avoid}
+figure.chart{content-visibility:visible}
 .uplot-holder{display:none}.has-uplot>svg.chart-svg,.has-uplot>.legend{display:block}
 tr,figure{break-inside:avoid}a{color:inherit;text-decoration:none}}
 )css";
 
 // Draws each figure's chart with uPlot (when inlined), colours from the page's CSS variables;
-// the SVG drawn in C++ stays for printing. Before printing every <details> opens.
+// the SVG drawn in C++ stays for printing. Before printing every <details> opens. The charts on
+// the first screen are drawn before the page's load event; the others as they come within a
+// screen of the viewport (a 1,000-point bench sweep has 1,003 charts: drawn at once they took
+// 20 s to open, bench/report_load.sh), and offscreen figures skip layout (content-visibility).
+// Each drawn chart is listed in window.__servescopeCharts (its spec index, title and uPlot
+// instance) and its figure says what uPlot holds (data-series: series beside x, data-points: x
+// values), which the browser tests (tests/browser/) hold against the --json document.
 constexpr std::string_view kChartScript = R"js(
 (function(){
   var specs=JSON.parse(document.getElementById('chart-specs').textContent);
+  var drawn=window.__servescopeCharts=[];
+  if(typeof uPlot==='undefined')return;
   var css=getComputedStyle(document.documentElement);
   function v(n){return css.getPropertyValue(n).trim();}
   var colors=[0,1,2,3,4,5].map(function(i){return v('--c'+i);});
-  document.querySelectorAll('figure.chart[data-chart]').forEach(function(fig){
-    if(typeof uPlot==='undefined')return;
+  function draw(fig){
+    if(fig.classList.contains('has-uplot'))return;
     var spec=specs[+fig.getAttribute('data-chart')];
     var data=[spec.x].concat(spec.series.map(function(s){return s.values;}));
     var series=[{label:spec.x_label}].concat(spec.series.map(function(s,i){
@@ -88,10 +98,22 @@ constexpr std::string_view kChartScript = R"js(
     var holder=document.createElement('div');holder.className='uplot-holder';
     fig.insertBefore(holder,fig.firstChild);fig.classList.add('has-uplot');
     var axis={stroke:v('--muted'),grid:{stroke:v('--line')},ticks:{stroke:v('--line')}};
-    new uPlot({title:spec.title,width:Math.max(320,Math.min(fig.clientWidth||640,1000)),height:280,
+    var u=new uPlot({title:spec.title,width:Math.max(320,Math.min(fig.clientWidth||640,1000)),height:280,
       series:series,scales:{x:{time:false,distr:spec.log_x?3:1}},
       axes:[Object.assign({label:spec.x_label},axis),Object.assign({label:spec.y_label},axis)]},
       data,holder);
+    fig.setAttribute('data-series',String(u.series.length-1));
+    fig.setAttribute('data-points',String(u.data[0].length));
+    drawn.push({chart:+fig.getAttribute('data-chart'),title:spec.title,plot:u});
+  }
+  var figs=Array.prototype.slice.call(document.querySelectorAll('figure.chart[data-chart]'));
+  var io='IntersectionObserver' in window?new IntersectionObserver(function(entries){
+    entries.forEach(function(e){if(e.isIntersecting){io.unobserve(e.target);draw(e.target);}});
+  },{rootMargin:'100% 0px'}):null;
+  var screen=window.innerHeight||900,below=false;
+  figs.forEach(function(fig){
+    below=below||(io&&fig.getBoundingClientRect().top>=screen);
+    if(below)io.observe(fig);else draw(fig);
   });
 })();
 )js";
