@@ -112,4 +112,5 @@ esac
 
 # The documents are kept beside the screenshots, so a failure can be looked at.
 cp "$work"/*.json "$work"/*.html "$artifacts/" 2>/dev/null || true
+[ ! -f "$work/bisect/report.json" ] || cp "$work/bisect/report.json" "$artifacts/bisect.json"
 timeout 600 node "$here/check_reports.js" "$artifacts" "${reports[@]}"
