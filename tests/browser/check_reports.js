@@ -85,6 +85,29 @@ function derivation(kind, doc) {
   return { byId, roots };
 }
 
+// Tables the JSON sizes: [the <h2> id the table follows, its body rows]. A list left empty in the
+// JSON is rendered as a sentence, not a table, so it is not counted.
+function expectedTables(kind, doc) {
+  const len = (v) => (Array.isArray(v) ? v.length : 0);
+  const want = [];
+  const add = (id, n) => { if (n > 0) want.push([id, n]); };
+  if (kind === 'plan') {
+    add('outputs', Object.keys(doc.outputs || {}).length);
+    add('findings', len(doc.findings));
+  } else if (kind === 'check') {
+    add('comparisons', len(doc.comparisons));
+  } else if (kind === 'diff') {
+    add('changes', len(doc.changes));
+  } else if (kind === 'why') {
+    add('hypotheses', len(doc.hypotheses) > 0 ? len(doc.hypotheses) : len(doc.closest));
+  } else if (kind === 'bench') {
+    add('points', len(doc.points));
+  } else if (kind === 'bisect') {
+    add('experiments', len(doc.experiments));
+  }
+  return want;
+}
+
 // ---- the checks ------------------------------------------------------------------------------
 
 async function checkReport(context, name, kind, htmlPath, doc, artifacts, results) {
@@ -163,6 +186,24 @@ async function checkReport(context, name, kind, htmlPath, doc, artifacts, result
       fail(`${label}: figure says data-series=${f.series} data-points=${f.points}, want ${w.series}/${w.x.length}`);
     if (f && !(f.canvas && f.canvas[0] > 0 && f.canvas[1] > 0)) fail(`${label}: no drawn canvas`);
     points += w.x.length;
+  }
+
+  // The page is the kind the JSON is, and its tables have the JSON's rows.
+  const footer = (await page.locator('footer').textContent()) || '';
+  if (!footer.includes(`from the ${kind} --json document`)) fail(`the footer does not name a ${kind} document: ${footer}`);
+  for (const [id, rows] of expectedTables(kind, doc)) {
+    const n = await page.evaluate((h2) => {
+      let e = document.getElementById(h2);
+      e = e && e.nextElementSibling;
+      while (e && e.tagName !== 'TABLE' && e.tagName !== 'H2') e = e.nextElementSibling;
+      return e && e.tagName === 'TABLE' ? e.querySelectorAll('tbody > tr').length : -1;
+    }, id);
+    if (n !== rows) fail(`table under #${id}: ${n < 0 ? 'none' : `${n} rows`}, the JSON gives ${rows}`);
+  }
+  if (kind === 'bisect') {
+    const culprits = await page.locator('tr.culprit').count();
+    const named = Array.isArray(doc.culprits) ? doc.culprits.length : 0;
+    if ((culprits > 0) !== (named > 0)) fail(`${culprits} culprit rows highlighted, the JSON names ${named} culprits`);
   }
 
   // The derivation tree expands (plan, explain).
