@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 CTEST_ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build demo test test-golden sanitize fuzz bench format format-check clean
+.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean
 
 all: build
 
@@ -36,6 +36,12 @@ test-golden: build
 # it, bench beside the real peers. tests/real/run.sh; under 15 minutes here.
 test-real: build real-engine
 	@tests/real/run.sh $(abspath $(BUILD))/servescope
+
+# bisect on a real single-node Slurm cluster that the test starts and stops itself (Debian's
+# slurm-wlm and munge; needs root): parallel jobs, scancel, --resume re-attaching, queue timeout.
+test-slurm: build
+	@./scripts/install-deps.sh --slurm
+	@tests/slurm/run.sh $(BUILD)/servescope
 
 # The unit, golden and end-to-end tests under AddressSanitizer + UBSan.
 sanitize: deps

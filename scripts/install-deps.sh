@@ -13,12 +13,20 @@ build_packages=(
 # toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.
 test_packages=(curl clang libclang-rt-14-dev clang-format)
 bench_packages=(wrk hyperfine python3-aiohttp)
+# A real single-node Slurm cluster for `make test-slurm` (tests/slurm/cluster.sh starts it).
+slurm_packages=(slurm-wlm munge)
 # Headless Chromium for the HTML reports' browser tests (tests/browser/, ctest label "golden")
 # and bench/report_load.sh, driven by playwright-core from npm at /usr/bin/chromium.
 browser_packages=(chromium)
 
 want=("${build_packages[@]}" "${test_packages[@]}" "${browser_packages[@]}")
-if [[ "${1:-}" == "--bench" ]]; then want+=("${bench_packages[@]}"); fi
+for arg in "$@"; do
+  case "$arg" in
+    --bench) want+=("${bench_packages[@]}") ;;
+    --slurm) want+=("${slurm_packages[@]}") ;;
+    *) echo "install-deps.sh: unknown option $arg (--bench, --slurm)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${want[@]}"; do

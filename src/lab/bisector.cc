@@ -212,8 +212,8 @@ std::vector<DdminOutcome> Bisector::evaluate(const std::vector<Subset>& subsets)
       if (inconclusive(v.record.outcome)) {
         // No verdict on the configuration, and the search cannot go on without one.
         if (halt_reason_.empty())
-          halt_reason_ = fmt::format("experiment {} {}: {}; --resume launches it again",
-                                     v.record.id, outcome_text(v.record), v.record.failure);
+          halt_reason_ = fmt::format("experiment {}: {}; --resume launches it again", v.record.id,
+                                     v.record.failure);
         if (progress_)
           progress_(v);
         continue;

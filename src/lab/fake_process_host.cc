@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <functional>
 
 #include "core/text.h"
 #include "lab/posix_process_host.h"
@@ -12,8 +13,9 @@ namespace {
 
 class FakeServerProcess final : public ServerProcess {
  public:
-  FakeServerProcess(std::shared_ptr<FakeProcessHost::Server> s, std::recursive_mutex& m, int pid)
-      : s_(std::move(s)), mutex_(m), pid_(pid) {}
+  FakeServerProcess(std::shared_ptr<FakeProcessHost::Server> s, std::recursive_mutex& m, int pid,
+                    std::function<double()> now)
+      : s_(std::move(s)), mutex_(m), pid_(pid), now_(std::move(now)) {}
   int pid() const override { return pid_; }
   std::optional<int> exit_status() override {
     std::lock_guard lock(mutex_);
@@ -33,11 +35,31 @@ class FakeServerProcess final : public ServerProcess {
     std::lock_guard lock(mutex_);
     return s_->alive;
   }
+  bool queued() override {
+    std::lock_guard lock(mutex_);
+    const double q = s_->script.queued_for;
+    return s_->alive && (q < 0 || now_() - s_->launched_at < q);
+  }
+  Placement placement() override {
+    std::lock_guard lock(mutex_);
+    if (s_->script.queued_for == 0 && !s_->script.cancelled_after)
+      return {};
+    return {"fake-scheduler", std::to_string(pid_), queued() ? "" : "node1",
+            s_->cancelled ? "CANCELLED"
+            : queued()    ? "PENDING"
+                          : (s_->alive ? "RUNNING" : "ENDED"),
+            queued() ? "Resources" : ""};
+  }
+  bool cancelled_elsewhere() override {
+    std::lock_guard lock(mutex_);
+    return s_->cancelled;
+  }
 
  private:
   std::shared_ptr<FakeProcessHost::Server> s_;
   std::recursive_mutex& mutex_;
   int pid_;
+  std::function<double()> now_;
 };
 
 void append(const std::string& path, const std::string& text) {
@@ -60,8 +82,8 @@ Result<std::unique_ptr<ServerProcess>> FakeProcessHost::launch(const LaunchSpec&
   std::ofstream(spec.stderr_path, std::ios::trunc | std::ios::binary) << s->script.log;
   servers_.push_back(s);
   advance();
-  return std::unique_ptr<ServerProcess>(
-      std::make_unique<FakeServerProcess>(s, mutex_, 10000 + static_cast<int>(servers_.size())));
+  return std::unique_ptr<ServerProcess>(std::make_unique<FakeServerProcess>(
+      s, mutex_, 10000 + static_cast<int>(servers_.size()), [this] { return now(); }));
 }
 
 void FakeProcessHost::advance() {
@@ -69,6 +91,12 @@ void FakeProcessHost::advance() {
     if (!s->alive)
       continue;
     const double age = clock_ - s->launched_at;
+    if (s->script.cancelled_after && age >= *s->script.cancelled_after) {
+      s->alive = false;
+      s->cancelled = true;
+      s->status = 128 + SIGTERM;
+      continue;
+    }
     if (s->script.exit_after && age >= *s->script.exit_after) {
       s->alive = false;
       s->status = s->script.exit_code;

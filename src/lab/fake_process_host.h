@@ -24,6 +24,10 @@ struct FakeServerScript {
   int exit_code = 1;
   std::string exit_log;       // appended to stderr when it exits on its own
   bool ignores_term = false;  // SIGTERM does nothing (SIGKILL still works)
+  // As a scheduler's job: waits this long in the queue first (< 0: forever), and is cancelled
+  // by someone else this long after launch. The other times count from launch regardless.
+  double queued_for = 0;
+  std::optional<double> cancelled_after;
 };
 
 class FakeProcessHost final : public ProcessHost {
@@ -48,6 +52,7 @@ class FakeProcessHost final : public ProcessHost {
     bool ready_written = false;
     std::optional<int> status;
     std::vector<int> signals;  // received, in order
+    bool cancelled = false;    // by someone else (cancelled_after)
   };
   /// Every server launched, in order.
   const std::vector<std::shared_ptr<Server>>& servers() const { return servers_; }

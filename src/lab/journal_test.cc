@@ -101,5 +101,50 @@ TEST_F(JournalTest, ATornLastLineIsDroppedAndAppendsContinueOnAFreshLine) {
   EXPECT_TRUE(j->notes().empty());
 }
 
+TEST_F(JournalTest, ASubmittedJobIsInFlightUntilItsExperimentFinishes) {
+  {
+    auto j = Journal::create(path_, header_);
+    ASSERT_TRUE(j) << j.message();
+    ExperimentRecord a = record(3, {"--a"});
+    a.launcher = "slurm";
+    a.job_id = "41";
+    a.node = "gpu03";
+    a.queued_seconds = 12.5;
+    ExperimentRecord b = record(4, {"--b"});
+    b.launcher = "slurm";
+    b.job_id = "42";
+    ASSERT_TRUE(j->append_launched(a));
+    ASSERT_TRUE(j->append_launched(b));
+    ASSERT_TRUE(j->append(a));  // a finished; b was still running when the tool died
+  }
+  auto j = Journal::resume(path_, header_);
+  ASSERT_TRUE(j) << j.message();
+  EXPECT_EQ(j->in_flight("--a"), nullptr);
+  ASSERT_NE(j->find("--a"), nullptr);
+  EXPECT_EQ(j->find("--a")->job_id, "41");
+  EXPECT_EQ(j->find("--a")->node, "gpu03");
+  EXPECT_DOUBLE_EQ(j->find("--a")->queued_seconds, 12.5);
+  EXPECT_EQ(j->find("--a")->launcher, "slurm");
+  const ExperimentRecord* b = j->in_flight("--b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->job_id, "42");
+  EXPECT_EQ(b->id, 4);
+  EXPECT_EQ(b->run_dir, "runs/004");
+  EXPECT_EQ(j->find("--b"), nullptr);
+  EXPECT_EQ(j->last_id(), 4);
+}
+
+TEST_F(JournalTest, ALaunchedLineWithoutItsJobIsDamage) {
+  {
+    auto j = Journal::create(path_, header_);
+    ASSERT_TRUE(j);
+  }
+  std::ofstream(path_, std::ios::app) << R"({"launched": {"id": 2, "flags": []}})"
+                                      << "\n";
+  auto j = Journal::resume(path_, header_);
+  ASSERT_FALSE(j);
+  EXPECT_NE(j.message().find(":2: a launched line"), std::string::npos) << j.message();
+}
+
 }  // namespace
 }  // namespace servescope

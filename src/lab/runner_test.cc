@@ -213,6 +213,80 @@ TEST_F(RunnerTest, AnInterruptTearsTheServerDown) {
   EXPECT_EQ(host_.servers()[0]->signals, std::vector<int>{SIGTERM});
 }
 
+TEST_F(RunnerTest, AJobStuckInTheQueueIsCancelledAtTheQueueTimeout) {
+  host_.script = [](const LaunchSpec&) {
+    FakeServerScript s;
+    s.log = kCapacityLog;
+    s.queued_for = -1;  // never leaves the queue
+    return s;
+  };
+  RunnerOptions o = options();
+  o.queue_timeout_s = 30;
+  const ExperimentRecord r = run(o);
+  EXPECT_EQ(r.outcome, ExperimentOutcome::kQueueTimeout);
+  EXPECT_TRUE(inconclusive(r.outcome));
+  EXPECT_NE(r.failure.find("past --queue-timeout 30 s"), std::string::npos) << r.failure;
+  EXPECT_NE(r.failure.find("reason Resources"), std::string::npos) << r.failure;
+  EXPECT_GE(r.queued_seconds, 30);
+  EXPECT_LT(r.queued_seconds, 31);
+  ASSERT_EQ(host_.servers().size(), 1u);
+  EXPECT_FALSE(host_.servers()[0]->signals.empty());  // cancelled, not left queued
+  EXPECT_FALSE(r.value);
+}
+
+TEST_F(RunnerTest, TheStartupTimeoutCountsFromLeavingTheQueue) {
+  host_.script = [](const LaunchSpec&) {
+    FakeServerScript s;
+    s.log = kCapacityLog;
+    s.queued_for = 50;
+    s.ready_after = 70;  // 20 s after it left the queue: within a 60 s startup timeout
+    return s;
+  };
+  const ExperimentRecord r = run(options());
+  EXPECT_EQ(r.outcome, ExperimentOutcome::kReady) << r.failure;
+  EXPECT_EQ(r.value, 48);
+  EXPECT_GE(r.queued_seconds, 50);
+  EXPECT_EQ(r.launcher, "fake-scheduler");
+  EXPECT_EQ(r.node, "node1");
+  EXPECT_FALSE(r.job_id.empty());
+}
+
+TEST_F(RunnerTest, ACancelByAnotherHandIsReportedAsSuchNotAsAFailedStart) {
+  host_.script = [](const LaunchSpec&) {
+    FakeServerScript s;
+    s.log = kCapacityLog;
+    s.ready_after = 100;
+    s.cancelled_after = 10;
+    return s;
+  };
+  const ExperimentRecord r = run(options());
+  EXPECT_EQ(r.outcome, ExperimentOutcome::kCancelled);
+  EXPECT_NE(r.failure.find("cancelled outside servescope"), std::string::npos) << r.failure;
+  EXPECT_NE(r.failure.find("CANCELLED"), std::string::npos) << r.failure;
+}
+
+TEST_F(RunnerTest, TheLaunchHookSeesTheJobBeforeItIsReady) {
+  host_.script = [](const LaunchSpec&) {
+    FakeServerScript s;
+    s.log = kCapacityLog;
+    s.queued_for = 5;
+    return s;
+  };
+  ExperimentRunner runner(host_, options());
+  std::vector<std::string> seen;
+  runner.set_on_launched([&](const ExperimentRecord& r) {
+    seen.push_back(r.job_id);
+    EXPECT_EQ(r.ready_at, 0);
+  });
+  ExperimentRecord r;
+  r.id = 1;
+  r.run_dir = "runs/001";
+  runner.run(r, {31000, ""}, dir_.string());
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0], r.job_id);
+  EXPECT_EQ(r.outcome, ExperimentOutcome::kReady);
+}
+
 TEST_F(RunnerTest, BadPatternsAreRejectedBeforeAnyLaunch) {
   RunnerOptions o = options();
   o.ready_url.clear();

@@ -40,7 +40,7 @@ timeout 900 "$SS" bisect "${args[@]}" --out "$OUT/resume" >"$OUT/first.txt" 2>&1
 BP=$!
 deadline=$(( $(date +%s) + 400 ))
 while [ "$(ls -d "$OUT"/resume/runs/*/ 2>/dev/null | wc -l)" -lt 3 ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 1; done
-kill -KILL "$BP" 2>/dev/null; wait "$BP" 2>/dev/null
+kill -KILL $(pgrep -P "$BP") "$BP" 2>/dev/null; wait "$BP" 2>/dev/null
 # The engine of the experiment in flight belonged to the killed bisect: its own process group.
 sleep 2; pkill -KILL -f "$ROOT/tools/real-engine/.models/llama-bf16-hd80" 2>/dev/null; sleep 1
 finished=$(grep -c '"outcome"' "$OUT/resume/journal.jsonl" 2>/dev/null || echo 0)
