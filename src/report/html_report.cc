@@ -88,7 +88,7 @@ constexpr std::string_view kChartScript = R"js(
   var css=getComputedStyle(document.documentElement);
   function v(n){return css.getPropertyValue(n).trim();}
   var colors=[0,1,2,3,4,5].map(function(i){return v('--c'+i);});
-  function draw(fig){
+  function draw(fig,width){
     if(fig.classList.contains('has-uplot'))return;
     var spec=specs[+fig.getAttribute('data-chart')];
     var data=[spec.x].concat(spec.series.map(function(s){return s.values;}));
@@ -98,7 +98,7 @@ constexpr std::string_view kChartScript = R"js(
     var holder=document.createElement('div');holder.className='uplot-holder';
     fig.insertBefore(holder,fig.firstChild);fig.classList.add('has-uplot');
     var axis={stroke:v('--muted'),grid:{stroke:v('--line')},ticks:{stroke:v('--line')}};
-    var u=new uPlot({title:spec.title,width:Math.max(320,Math.min(fig.clientWidth||640,1000)),height:280,
+    var u=new uPlot({title:spec.title,width:Math.max(320,Math.min(width||640,1000)),height:280,
       series:series,scales:{x:{time:false,distr:spec.log_x?3:1}},
       axes:[Object.assign({label:spec.x_label},axis),Object.assign({label:spec.y_label},axis)]},
       data,holder);
@@ -106,15 +106,24 @@ constexpr std::string_view kChartScript = R"js(
     fig.setAttribute('data-points',String(u.data[0].length));
     drawn.push({chart:+fig.getAttribute('data-chart'),title:spec.title,plot:u});
   }
+  // Every size is read before any chart is drawn: a read after a draw would lay the whole page
+  // out again (100 ms a chart on a 1,000-point sweep).
+  function drawAll(list){
+    var widths=list.map(function(fig){return fig.clientWidth;});
+    list.forEach(function(fig,i){draw(fig,widths[i]);});
+  }
   var figs=Array.prototype.slice.call(document.querySelectorAll('figure.chart[data-chart]'));
   var io='IntersectionObserver' in window?new IntersectionObserver(function(entries){
-    entries.forEach(function(e){if(e.isIntersecting){io.unobserve(e.target);draw(e.target);}});
+    var near=entries.filter(function(e){return e.isIntersecting;}).map(function(e){return e.target;});
+    near.forEach(function(fig){io.unobserve(fig);});
+    drawAll(near);
   },{rootMargin:'100% 0px'}):null;
-  var screen=window.innerHeight||900,below=false;
+  var screen=window.innerHeight||900,first=[],below=!io;
   figs.forEach(function(fig){
-    below=below||(io&&fig.getBoundingClientRect().top>=screen);
-    if(below)io.observe(fig);else draw(fig);
+    below=below||fig.getBoundingClientRect().top>=screen;
+    if(io&&below)io.observe(fig);else first.push(fig);
   });
+  drawAll(first);
 })();
 )js";
 
