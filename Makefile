@@ -29,6 +29,7 @@ test: build
 
 # The golden tests on the real-log corpus: ../shared/corpus, or SERVESCOPE_CORPUS=DIR.
 test-golden: build
+	@./scripts/install-deps.sh --browser
 	@./scripts/test-golden.sh $(BUILD) $(CTEST_ARGS)
 
 # servescope against a real engine (vLLM on the CPU, `make real-engine`; needs PyPI and Debian):

@@ -15,16 +15,18 @@ test_packages=(curl clang libclang-rt-14-dev clang-format)
 bench_packages=(wrk hyperfine python3-aiohttp)
 # A real single-node Slurm cluster for `make test-slurm` (tests/slurm/cluster.sh starts it).
 slurm_packages=(slurm-wlm munge)
-# Headless Chromium for the HTML reports' browser tests (tests/browser/, ctest label "golden")
-# and bench/report_load.sh, driven by playwright-core from npm at /usr/bin/chromium.
+# Headless Chromium for the HTML reports' browser tests (tests/browser/, ctest label "golden":
+# `make test-golden` asks for it with --browser) and bench/report_load.sh (--bench), driven by
+# playwright-core from npm at /usr/bin/chromium. `make demo` and `make test` do without it.
 browser_packages=(chromium)
 
-want=("${build_packages[@]}" "${test_packages[@]}" "${browser_packages[@]}")
+want=("${build_packages[@]}" "${test_packages[@]}")
 for arg in "$@"; do
   case "$arg" in
-    --bench) want+=("${bench_packages[@]}") ;;
+    --bench) want+=("${bench_packages[@]}" "${browser_packages[@]}") ;;
+    --browser) want+=("${browser_packages[@]}") ;;
     --slurm) want+=("${slurm_packages[@]}") ;;
-    *) echo "install-deps.sh: unknown option $arg (--bench, --slurm)" >&2; exit 2 ;;
+    *) echo "install-deps.sh: unknown option $arg (--bench, --browser, --slurm)" >&2; exit 2 ;;
   esac
 done
 
