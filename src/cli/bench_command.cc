@@ -9,9 +9,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "cli/bench_on_slurm.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
@@ -175,6 +177,8 @@ ExitStatus run_bench(const CommandArgs& args) {
                  "A server log whose max_running_requests the run is held against");
   app.add_flag("--quiet", quiet, "No progress line");
   add_scenario_options(app, scenario, "--model-config");
+  BenchSlurmCli slurm;
+  add_bench_slurm_options(app, slurm);
   if (auto exit = parse_command_line(app, args))
     return *exit;
 
@@ -182,6 +186,17 @@ ExitStatus run_bench(const CommandArgs& args) {
   auto parsed_url = parse_server_url(url);
   if (!parsed_url)
     return usage_error(parsed_url.message());
+  if (!slurm.slurm && (!slurm.node.empty() || !slurm.allocation.empty()))
+    return usage_error("bench: --slurm-node and --slurm-allocation go with --slurm");
+  if (slurm.slurm) {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    auto argv =
+        bench_srun_argv(slurm, args.options, ec ? "servescope" : self.string(), parsed_url->host);
+    if (!argv)
+      return usage_error(argv.message());
+    return run_bench_on_slurm(*argv);
+  }
   o.url = *parsed_url;
   auto parsed_api = resolve_api(api);
   if (!parsed_api)
@@ -301,6 +316,12 @@ ExitStatus run_bench(const CommandArgs& args) {
     std::cerr << "\r\033[K" << std::flush;
   if (!report)
     return usage_error(report.message());
+  const BenchClientPlace place = bench_client_place();
+  report->client = {place.host, place.slurm_job_id, place.slurm_node};
+  if (!place.slurm_job_id.empty() && !quiet)
+    std::cerr << fmt::format("servescope: the load generator ran on {} in Slurm job {}\n",
+                             place.slurm_node.empty() ? place.host : place.slurm_node,
+                             place.slurm_job_id);
 
   const bool machine_stdout =
       json_path == "-" || csv_path == "-" || reports.html == "-" || reports.markdown == "-";

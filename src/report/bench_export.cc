@@ -156,8 +156,15 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
   if (r.expected)
     expected = {{"source", r.expected->source},
                 {"max_running_requests", r.expected->max_running_requests}};
+  auto or_null = [](const std::string& v) {
+    return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v);
+  };
   return {{"version", kBenchJsonVersion},
           {"generator", r.generator},
+          {"client",
+           {{"host", or_null(r.client.host)},
+            {"slurm_job_id", or_null(r.client.slurm_job_id)},
+            {"slurm_node", or_null(r.client.slurm_node)}}},
           {"url", r.url},
           {"api", r.api},
           {"model", r.model},

@@ -118,8 +118,16 @@ struct BenchExpectation {
   double max_running_requests = 0;
 };
 
+/// Where the load generator ran: the network between it and the server is what it measured.
+struct BenchClient {
+  std::string host;          // this machine's name
+  std::string slurm_job_id;  // SLURM_JOB_ID when run inside a Slurm job (bench --slurm)
+  std::string slurm_node;    // SLURMD_NODENAME
+};
+
 struct BenchReport {
   std::string generator;  // "servescope 0.1.0"
+  BenchClient client;
   std::string url;
   std::string api;
   std::string model;

@@ -276,6 +276,10 @@ std::string html_bisect_body(const json& bisect) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> classes;
   std::vector<TimelineBar> bars;
+  // Where each ran and how long it queued, when a scheduler ran any (bisect --launcher slurm).
+  bool scheduled = false;
+  for (const json& x : bisect.value("experiments", json::array()))
+    scheduled = scheduled || x.value("job_id", json()).is_string();
   for (const json& x : bisect.value("experiments", json::array())) {
     const bool culprit = is_culprit_experiment(bisect, x);
     const std::string verdict = str(x, "verdict");
@@ -292,6 +296,17 @@ std::string html_bisect_body(const json& bisect) {
                     number_text(json_number(x.value("startup_seconds", json())), 1),
                     prediction.is_object() ? html_escape(str(prediction, "verdict")) : "—",
                     "<code>" + html_escape(deciding_line(x)) + "</code>"});
+    if (scheduled) {
+      std::string where = str(x, "launcher");
+      if (x.value("job_id", json()).is_string())
+        where += " job " + str(x, "job_id");
+      if (x.value("node", json()).is_string())
+        where += " on " + str(x, "node");
+      if (x.value("reattached", false))
+        where += " (re-attached)";
+      rows.back().push_back(html_escape(where));
+      rows.back().push_back(number_text(json_number(x.value("queued_seconds", json())), 1));
+    }
     classes.push_back(culprit ? "culprit" : "");
     bars.push_back({"#" + json_text(x.value("id", json())), json_number(x.value("seconds", json())),
                     culprit                                       ? "culprit"
@@ -299,9 +314,13 @@ std::string html_bisect_body(const json& bisect) {
                     : verdict == "reproduces" || verdict == "bad" ? "bad"
                                                                   : "other"});
   }
-  out += html_table({"#", "configuration", "outcome", "verdict", "s", "startup s", "model said",
-                     "deciding log line"},
-                    rows, classes);
+  std::vector<std::string> head = {"#", "configuration", "outcome",    "verdict",
+                                   "s", "startup s",     "model said", "deciding log line"};
+  if (scheduled) {
+    head.push_back("where");
+    head.push_back("queued s");
+  }
+  out += html_table(head, rows, classes);
   out +=
       "<h3>Timeline</h3>\n<p class=\"muted\">Experiments end to end in the order run "
       "(report.json gives durations, not start times); culprit runs in amber, bad in red, good "

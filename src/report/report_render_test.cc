@@ -227,6 +227,22 @@ TEST(HtmlReport, BisectHighlightsTheCulpritRowAndCheckTheIntervals) {
   EXPECT_NE(check.find("kv1-len2048-bsdefault-seqs16-bf16hd80.log:47"), std::string::npos);
 }
 
+TEST(HtmlReport, BisectOnASchedulerSaysWhereEachExperimentRanAndHowLongItQueued) {
+  nlohmann::json doc = fixture("bisect.json");
+  EXPECT_EQ(render_html_report(doc, ReportKind::kBisect, ReportAssets{}).find("queued s"),
+            std::string::npos);  // local runs: no such columns
+  auto& first = doc["experiments"][0];
+  first["launcher"] = "slurm";
+  first["job_id"] = "4711";
+  first["node"] = "gpu07";
+  first["queued_seconds"] = 93.25;
+  first["reattached"] = true;
+  const std::string html = render_html_report(doc, ReportKind::kBisect, ReportAssets{});
+  EXPECT_NE(html.find("<th>queued s</th>"), std::string::npos);
+  EXPECT_NE(html.find("slurm job 4711 on gpu07 (re-attached)"), std::string::npos);
+  EXPECT_NE(html.find("<td>93.2</td>"), std::string::npos);
+}
+
 TEST(HtmlReport, InlinesTheChartingLibraryOrSaysItDrewSvg) {
   const nlohmann::json bench = fixture("bench.json");
   const std::string with = render_html_report(bench, ReportKind::kBench, fake_uplot());

@@ -11,6 +11,8 @@
 #     (same job id, no new submission) and relaunches nothing that finished.
 #  4. A job held in the queue (--sbatch --begin=now+1hour) past --queue-timeout 5s is reported
 #     and cancelled, not waited on.
+#  5. Inside an allocation (salloc --no-shell): each experiment is an srun step of that job.
+#  6. bench --slurm: the load generator runs as a Slurm job on the node named, and says so.
 set -uo pipefail
 SS=$(readlink -f "${1:?usage: run.sh SERVESCOPE}")
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -142,6 +144,40 @@ state=$(scontrol show job -o "$qjob" | grep -o 'JobState=[A-Z]*')
 echo "slurm: queue timeout: exit $rc; $error; job $qjob now $state"
 [[ "$error" == *"--queue-timeout"* ]] || { echo "slurm: the queue timeout is not reported"; fail=1; }
 [ "$state" = "JobState=CANCELLED" ] || { echo "slurm: the stuck job was not cancelled"; fail=1; }
+
+# 5. experiments as steps of an allocation
+salloc --no-shell -N1 -n1 --gres=gpu:4 >"$WORK/salloc.txt" 2>&1
+alloc=$(squeue -h -t RUNNING -n no-shell -o %i | head -1)
+if [ -z "$alloc" ]; then
+  echo "slurm: salloc gave no allocation: $(cat "$WORK/salloc.txt")"; fail=1
+else
+  timeout 300 "$SS" bisect --launch "$(twin 0.5)" --vary "--enable-metrics" \
+    --vary "--max-mamba-cache-size 100" "${common[@]}" --slurm-allocation "$alloc" \
+    --out "$WORK/alloc" >"$WORK/alloc.txt" 2>&1
+  culprits=$(field "$WORK/alloc/report.json" "r['culprits']")
+  jobs=$(field "$WORK/alloc/report.json" "sorted({e['job_id'] for e in r['experiments']})")
+  echo "slurm: in allocation $alloc: culprits $culprits; experiments ran in jobs $jobs"
+  [ "$culprits" = "[['--max-mamba-cache-size 100']]" ] || { echo "slurm: wrong culprit in the allocation"; tail "$WORK/alloc.txt"; fail=1; }
+  [ "$jobs" = "['$alloc']" ] || { echo "slurm: the experiments did not run in allocation $alloc"; fail=1; }
+  scancel "$alloc"
+fi
+
+# 6. bench --slurm on a twin listening on 127.0.0.1 of this (the only) node
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$SS" twin --engine sglang@0.5.16 --gpu rtx-pro-6000 --gpus 4 --free-before-load 94.6 \
+  --free-after-load 64.6 --no-access-log --speed inf -- python -m sglang.launch_server \
+  --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 --served-model-name slurm-e2e \
+  --host 127.0.0.1 --port "$port" >"$WORK/twin.log" 2>&1 &
+TP=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+timeout 120 "$SS" bench --slurm --slurm-node "$(hostname -s)" --url "http://127.0.0.1:$port" \
+  --concurrency 2 --requests 8 --input-len 32 --output-len 8 --json "$WORK/bench.json" \
+  >"$WORK/bench.txt" 2>&1
+rc=$?
+kill "$TP"; wait "$TP" 2>/dev/null
+where=$(field "$WORK/bench.json" "(r['client']['slurm_node'], bool(r['client']['slurm_job_id']), r['points'][0]['requests_completed'])" 2>/dev/null)
+echo "slurm: bench --slurm: exit $rc; (node, in a job, completed) = $where"
+[ "$where" = "('$(hostname -s)', True, 8)" ] || { echo "slurm: bench did not run in a Slurm job"; tail "$WORK/bench.txt"; fail=1; }
 
 [ $fail = 0 ] && echo "slurm: all passed"
 exit $fail
