@@ -33,6 +33,8 @@ struct Placement {
   std::string node;                // the node it runs on ("" while it waits in a queue)
   std::string state;               // the scheduler's state: "PENDING", "RUNNING", ...
   std::string reason;              // why it waits or ended, as the scheduler says
+  double queued_seconds =
+      -1;  // its wait in the queue by the scheduler's own clock (< 0: not known)
 };
 
 /// A launched server: the leader of its own process group (pgid == pid).

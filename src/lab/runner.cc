@@ -332,8 +332,10 @@ bool ExperimentRunner::wait_in_queue(ExperimentRecord& rec, ServerProcess& serve
     }
     host_.sleep(options_.poll_s);
   }
-  rec.queued_seconds = host_.now() - t0;
-  rec.node = server.placement().node;
+  const Placement placed = server.placement();
+  // The scheduler's own times when it gives them; ours only see the wait to a poll's accuracy.
+  rec.queued_seconds = placed.queued_seconds >= 0 ? placed.queued_seconds : host_.now() - t0;
+  rec.node = placed.node;
   return true;
 }
 

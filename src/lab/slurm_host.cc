@@ -64,7 +64,7 @@ class SlurmJob final : public ServerProcess {
   bool queued() override { return refresh(false).pending(); }
   Placement placement() override {
     const SlurmJobState& s = refresh(false);
-    return {"slurm", job_id_, s.node, s.state, s.reason};
+    return {"slurm", job_id_, s.node, s.state, s.reason, s.queued_seconds};
   }
   std::string host() override { return refresh(false).node; }
   bool cancelled_elsewhere() override { return !signalled_ && refresh(false).state == "CANCELLED"; }
@@ -103,7 +103,7 @@ class SlurmStep final : public ServerProcess {
   void signal_group(int signal) override { srun_->signal_group(signal); }
   bool group_alive() override { return srun_->group_alive(); }
   Placement placement() override {
-    return {"slurm", allocation_, node_, exit_status() ? "ENDED" : "RUNNING", ""};
+    return {"slurm", allocation_, node_, exit_status() ? "ENDED" : "RUNNING", "", -1};
   }
   std::string host() override { return node_; }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 
 #include "core/text.h"
@@ -155,6 +157,26 @@ bool SlurmJobState::finished() const {
          state == "SPECIAL_EXIT";
 }
 
+namespace {
+
+// Seconds since an arbitrary epoch of a Slurm time stamp, "2026-12-02T08:23:04" (the
+// controller's local time: only differences are taken); nullopt for "Unknown" and the like.
+std::optional<double> slurm_time(const std::string& text) {
+  std::tm tm{};
+  int y, mo, d, h, mi, sec;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) != 6)
+    return std::nullopt;
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  return static_cast<double>(timegm(&tm));
+}
+
+}  // namespace
+
 SlurmJobState slurm_job_state(const std::map<std::string, std::string>& record) {
   SlurmJobState s;
   auto get = [&](const char* key) {
@@ -169,6 +191,12 @@ SlurmJobState slurm_job_state(const std::map<std::string, std::string>& record) 
   s.node = get("BatchHost");
   if (s.node.empty() || s.node == "(null)")
     s.node = first_node(get("NodeList"));
+  if (!s.pending()) {
+    const auto submitted = slurm_time(get("SubmitTime"));
+    const auto started = slurm_time(get("StartTime"));
+    if (submitted && started && *started >= *submitted)
+      s.queued_seconds = *started - *submitted;
+  }
   if (s.finished() && s.exists) {
     // ExitCode=a:b — the batch script's exit code, or the signal that ended it.
     const std::string code = get("ExitCode");

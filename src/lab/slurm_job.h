@@ -48,6 +48,7 @@ struct SlurmJobState {
   std::string reason;   // Reason: why it waits or ended ("None" dropped)
   std::string node;     // BatchHost, else the first node of NodeList ("" while pending)
   std::optional<int> exit_status;  // once ended: ExitCode a:b as a, or 128 + b for a signal
+  double queued_seconds = -1;      // StartTime − SubmitTime once it started (< 0: not yet)
 
   bool pending() const;   // waits in the queue: nothing runs yet
   bool finished() const;  // a terminal state: nothing of it runs any more

@@ -63,12 +63,22 @@ TEST(SlurmJob, ExitCodesAsTheRunnerSeesThem) {
   s = slurm_job_state(parse_scontrol_record(record_with("FAILED", "3:0")));
   EXPECT_EQ(s.exit_status, 3);
   s = slurm_job_state(parse_scontrol_record(record_with("RUNNING", "0:0")));
+  EXPECT_LT(s.queued_seconds, 0);  // no times in this record
   EXPECT_FALSE(s.finished());
   EXPECT_FALSE(s.pending());
   EXPECT_FALSE(s.exit_status);
   EXPECT_EQ(s.node, "gpu03");
   // scontrol forgot the job (MinJobAge): finished, exit unknown.
   EXPECT_TRUE(SlurmJobState{}.finished());
+}
+
+TEST(SlurmJob, TheQueueWaitIsTheSchedulersOwnStartMinusSubmit) {
+  auto s = slurm_job_state(parse_scontrol_record(
+      "JobId=8 JobState=RUNNING Reason=None SubmitTime=2026-12-31T23:59:50 "
+      "EligibleTime=2026-12-31T23:59:50 StartTime=2027-01-01T00:01:05 NodeList=vm"));
+  EXPECT_DOUBLE_EQ(s.queued_seconds, 75);
+  s = slurm_job_state(parse_scontrol_record(kPending));  // StartTime=Unknown
+  EXPECT_LT(s.queued_seconds, 0);
 }
 
 TEST(SlurmJob, FirstNodeOfANodeList) {
