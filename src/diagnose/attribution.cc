@@ -142,6 +142,27 @@ AttributionResult attribute(Counterfactuals& cf, const Engine& engine,
       oc.attribution.push_back(std::move(a));
     }
     oc.explained = !oc.attribution.empty();
+    std::vector<std::size_t> order;
+    auto take = [&](std::size_t i) {
+      if (std::find(order.begin(), order.end(), i) == order.end())
+        order.push_back(i);
+    };
+    for (const Attribution& a : oc.attribution)
+      for (std::size_t i : a.changes)
+        take(i);
+    for (std::size_t i : movers)
+      take(i);
+    for (std::size_t i : needed)
+      take(i);
+    for (std::size_t i = 0; i < n; ++i)
+      take(i);
+    std::vector<std::size_t> applied;
+    for (std::size_t i : order) {
+      applied.push_back(i);
+      std::vector<std::size_t> sorted = applied;
+      std::sort(sorted.begin(), sorted.end());
+      oc.waterfall.push_back({i, output_value(cf.plan(sorted), out)});
+    }
     result.changes.push_back(std::move(oc));
   }
   for (std::size_t i = 0; i < n; ++i) {

@@ -18,6 +18,13 @@ struct Attribution {
   std::vector<std::string> nodes;    // the same nodes' ids
 };
 
+/// One step of a waterfall from A to B: the output after `change` is applied on top of the
+/// steps before it.
+struct WaterfallStep {
+  std::size_t change = 0;
+  Value value;
+};
+
 struct OutputChange {
   std::string output;
   Value a, b;
@@ -26,6 +33,10 @@ struct OutputChange {
   std::vector<std::size_t> movers;  // changes that move the output when applied alone
   std::vector<std::size_t> needed;  // changes whose removal from B moves the output back
   bool explained = false;           // the culprits reproduce B's value exactly
+  // A → B one change at a time: the causes first (the first attribution's changes, then the
+  // other movers and needed ones), then the rest, so each step is that change's contribution
+  // given the ones before it. An interaction shows where its last member lands it.
+  std::vector<WaterfallStep> waterfall;
 };
 
 struct Cleared {

@@ -122,6 +122,27 @@ TEST(Diff, GpuOnlyDiffChangesBackendsAndTheFusion) {
   EXPECT_EQ(fusion->b_text, "n/a");
 }
 
+TEST(Diff, TheWaterfallStepsFromAToBCausesFirst) {
+  BuiltScenario a = build(kQwen35);
+  BuiltScenario b = build(std::string(kQwen35) +
+                          " --speculative-algorithm NEXTN --mem-fraction-static 0.8"
+                          " --max-mamba-cache-size 100 --schedule-policy lpm");
+  DiffResult d = diff(a, b);
+  const OutputChange* tokens = change_of(d, "max_total_num_tokens");
+  ASSERT_NE(tokens, nullptr);
+  ASSERT_EQ(tokens->waterfall.size(), d.inputs.size());  // every change, once
+  EXPECT_EQ(tokens->waterfall.back().value, tokens->b);     // the steps land on B
+  // The three-way interaction's members come first; the scheduling policy moves nothing.
+  EXPECT_EQ(d.inputs[tokens->waterfall.back().change].subject, "--schedule-policy");
+  EXPECT_EQ(tokens->waterfall[2].value, tokens->b);
+  EXPECT_NE(tokens->waterfall[0].value, tokens->a);
+  const OutputChange* running = change_of(d, "max_running_requests");
+  ASSERT_NE(running, nullptr);
+  // A single cause: its step alone takes the output to B.
+  EXPECT_EQ(d.inputs[running->waterfall.front().change].subject, "--max-mamba-cache-size");
+  EXPECT_EQ(running->waterfall.front().value, running->b);
+}
+
 TEST(Diff, IdenticalScenariosHaveNoChanges) {
   DiffResult d = diff(build(kQwen35), build(kQwen35));
   EXPECT_TRUE(d.inputs.empty());

@@ -96,10 +96,14 @@ nlohmann::json diff_to_json(const DiffResult& d) {
       attribution.push_back(
           {{"inputs", inputs}, {"kind", a.kind}, {"path", a.path}, {"nodes", a.nodes}});
     }
+    nlohmann::json waterfall = nlohmann::json::array();
+    for (const WaterfallStep& w : c.waterfall)
+      waterfall.push_back({{"input", d.inputs[w.change].label}, {"value", value_to_json(w.value)}});
     changes.push_back({{"output", c.output},
                        {"a", value_to_json(c.a)},
                        {"b", value_to_json(c.b)},
                        {"attribution", attribution},
+                       {"waterfall", waterfall},
                        {"explained", c.explained}});
   }
   nlohmann::json cleared = nlohmann::json::array();

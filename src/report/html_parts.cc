@@ -221,15 +221,19 @@ std::string memory_bar_html(const MemoryBreakdown& memory) {
 }
 
 std::string waterfall_svg(double a, double b, const std::string& a_text, const std::string& b_text,
-                          const std::string& step_label) {
+                          const std::vector<WaterfallBar>& steps) {
   constexpr double w = 640, row = 26, label_w = 200;
-  const double top = std::max({a, b, 0.0});
-  const double low = std::min({a, b, 0.0});
+  double top = std::max({a, b, 0.0});
+  double low = std::min({a, b, 0.0});
+  for (const WaterfallBar& s : steps) {
+    top = std::max({top, s.from, s.to});
+    low = std::min({low, s.from, s.to});
+  }
   const double span = top - low > 0 ? top - low : 1;
   auto px = [&](double v) { return label_w + (v - low) / span * (w - label_w - 90); };
   std::string svg = fmt::format(
       "<svg class=\"waterfall\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"waterfall\">\n", w,
-      row * 3 + 8);
+      row * static_cast<double>(steps.size() + 2) + 8);
   auto bar = [&](int i, double from, double to, const std::string& cls, const std::string& label,
                  const std::string& value) {
     const double x0 = px(std::min(from, to)), x1 = px(std::max(from, to));
@@ -242,10 +246,14 @@ std::string waterfall_svg(double a, double b, const std::string& a_text, const s
         num(std::max(1.0, x1 - x0)), num(row - 8), num(x1 + 4), num(y + 16), html_escape(value));
   };
   bar(0, 0, a, "wf-a", "A", a_text);
-  bar(1, a, b, b >= a ? "wf-up" : "wf-down",
-      step_label.size() > 34 ? step_label.substr(0, 33) + "…" : step_label,
-      (b >= a ? "+" : "−") + number_text(std::fabs(b - a), std::fabs(b - a) < 10 ? 2 : 0));
-  bar(2, 0, b, "wf-b", "B", b_text);
+  int i = 1;
+  for (const WaterfallBar& s : steps) {
+    const double d = s.to - s.from;
+    bar(i++, s.from, s.to, d >= 0 ? "wf-up" : "wf-down",
+        s.label.size() > 34 ? s.label.substr(0, 33) + "…" : s.label,
+        (d >= 0 ? "+" : "−") + number_text(std::fabs(d), std::fabs(d) < 10 ? 2 : 0));
+  }
+  bar(i, 0, b, "wf-b", "B", b_text);
   svg += "</svg>\n";
   return svg;
 }

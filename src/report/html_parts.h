@@ -42,9 +42,15 @@ nlohmann::json line_chart_spec(const LineChart& chart);
 /// with a bracket under it for each total.
 std::string memory_bar_html(const MemoryBreakdown& memory);
 
-/// One moved output as a waterfall: A's bar, the step (labelled with its cause), B's bar.
+/// A step of a waterfall: the value before and after the change `label` names.
+struct WaterfallBar {
+  std::string label;
+  double from = 0, to = 0;
+};
+
+/// One moved output as a waterfall: A's bar, a step per change (labelled with it), B's bar.
 std::string waterfall_svg(double a, double b, const std::string& a_text, const std::string& b_text,
-                          const std::string& step_label);
+                          const std::vector<WaterfallBar>& steps);
 
 /// A predicted interval [low, high] with the predicted and the logged value marked.
 std::string interval_svg(double low, double high, double predicted, double logged, bool match);

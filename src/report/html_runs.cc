@@ -74,12 +74,33 @@ std::string html_diff_body(const json& diff) {
     const json a = c.value("a", json()), b = c.value("b", json());
     out += "<h3 id=\"out-" + html_escape(str(c, "output")) + "\"><code>" +
            html_escape(str(c, "output")) + "</code></h3>\n";
-    std::string step;
-    for (const json& at : c.value("attribution", json::array()))
-      step += (step.empty() ? "" : " | ") + joined(at.value("inputs", json::array()), ", ");
     if (a.is_number() && b.is_number()) {
-      out += waterfall_svg(a.get<double>(), b.get<double>(), json_text(a), json_text(b),
-                           step.empty() ? "unexplained" : step);
+      // A step per change that moves the output given the ones before it (diff --json's
+      // waterfall); a document without one gets a single step labelled with the causes.
+      std::vector<WaterfallBar> steps;
+      double at = a.get<double>();
+      int still = 0;
+      for (const json& w : c.value("waterfall", json::array())) {
+        const json v = w.value("value", json());
+        if (!v.is_number())
+          continue;
+        if (v.get<double>() == at) {
+          ++still;
+          continue;
+        }
+        steps.push_back({str(w, "input"), at, v.get<double>()});
+        at = v.get<double>();
+      }
+      if (!c.contains("waterfall")) {
+        std::string step;
+        for (const json& cause : c.value("attribution", json::array()))
+          step += (step.empty() ? "" : " | ") + joined(cause.value("inputs", json::array()), ", ");
+        steps.push_back({step.empty() ? "unexplained" : step, a.get<double>(), b.get<double>()});
+      }
+      out += waterfall_svg(a.get<double>(), b.get<double>(), json_text(a), json_text(b), steps);
+      if (still > 0)
+        out += fmt::format("<p class=\"muted\">{} other change{} left it where it was.</p>\n",
+                           still, still == 1 ? "" : "s");
     } else {
       out += "<p class=\"mono\">" + html_escape(json_text(a)) + " → " + html_escape(json_text(b)) +
              "</p>\n";

@@ -241,6 +241,29 @@ std::string diff_md(const json& diff) {
                     causes.empty() ? "no subset reproduces it alone" : md(causes), md(paths)});
   }
   out += table({"output", "A", "B", "because", "rule path"}, rows);
+  // The waterfalls: each change's step, given the ones before it (those that move nothing left
+  // out).
+  for (const json& c : changes) {
+    std::vector<std::vector<std::string>> steps;
+    json before = c.value("a", json());
+    for (const json& w : c.value("waterfall", json::array())) {
+      const json v = w.value("value", json());
+      if (v == before)
+        continue;
+      std::string delta;
+      if (v.is_number() && before.is_number()) {
+        const double d = v.get<double>() - before.get<double>();
+        delta = (d >= 0 ? "+" : "−") + json_text(json(std::fabs(d)));
+      }
+      steps.push_back({md(str(w, "input")), md(json_text(v)), delta});
+      before = v;
+    }
+    if (steps.size() > 1) {
+      out += "Waterfall of " + code(str(c, "output")) +
+             " (A = " + md(json_text(c.value("a", json()))) + "):\n\n";
+      out += table({"then", "value", "step"}, steps);
+    }
+  }
   if (!changes.empty()) {
     out += "```mermaid\nflowchart LR\n";
     int i = 0;
