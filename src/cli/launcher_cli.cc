@@ -1,8 +1,20 @@
 #include "cli/launcher_cli.h"
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "core/file.h"
+#include "core/text.h"
 #include "lab/duration.h"
+#include "lab/k8s_host.h"
 #include "lab/posix_process_host.h"
 #include "lab/slurm_host.h"
 
@@ -10,7 +22,8 @@ namespace servescope {
 
 void add_launcher_options(CLI::App& app, LauncherCli& cli) {
   app.add_option("--launcher", cli.launcher,
-                 "Where experiments run: local (process groups here), slurm (a job each)")
+                 "Where experiments run: local (process groups here), slurm (a job each), k8s (a "
+                 "Kubernetes Job or LeaderWorkerSet each)")
       ->capture_default_str();
   app.add_option("--queue-timeout", cli.queue_timeout,
                  "Longest wait of an experiment in a scheduler's queue; past it the job is "
@@ -27,6 +40,19 @@ void add_launcher_options(CLI::App& app, LauncherCli& cli) {
   app.add_option("--slurm-account", cli.slurm_account, "Account the jobs are charged to");
   app.add_option("--sbatch", cli.sbatch_lines,
                  "An extra #SBATCH directive, e.g. '--constraint=h100' (repeatable)");
+  app.add_option("--k8s-image", cli.k8s_image,
+                 "The engine's container image (k8s), e.g. lmsysorg/sglang:v0.5.4.post1");
+  app.add_option("--k8s-namespace", cli.k8s_namespace,
+                 "Namespace of the experiments' objects (default: kubectl's context's)");
+  app.add_option("--k8s-gpus", cli.k8s_gpus, "GPUs per pod (nvidia.com/gpu limit)");
+  app.add_option("--k8s-nodes", cli.k8s_nodes,
+                 "Pods per experiment; more than 1 is a LeaderWorkerSet (multi-node engines)");
+  app.add_option("--k8s-template", cli.k8s_template,
+                 "A Job (or LeaderWorkerSet) YAML to start from: node selectors, tolerations, "
+                 "volumes, secrets are kept; image, command, env, GPUs and probe are filled in");
+  app.add_flag("--dry-run", cli.dry_run,
+               "k8s: write the good and bad configurations' manifests (run folders and "
+               "--out/manifests), apply nothing, stop");
 }
 
 Result<SlurmOptions> slurm_options_of(const LauncherCli& cli) {
@@ -53,6 +79,73 @@ Result<SlurmOptions> slurm_options_of(const LauncherCli& cli) {
   return o;
 }
 
+namespace {
+
+// Removes a dry run's experiments from the journal at `path`: the file goes when only its
+// header is left.
+void forget_dry_run(const std::string& path) {
+  auto text = read_file(path);
+  if (!text)
+    return;
+  std::string kept;
+  int lines = 0;
+  for (std::string_view line : split(*text, '\n')) {
+    if (line.empty())
+      continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("failure") && j["failure"].is_string() &&
+        j["failure"].get<std::string>().rfind("--dry-run:", 0) == 0)
+      continue;
+    kept += std::string(line) + "\n";
+    ++lines;
+  }
+  std::error_code ec;
+  if (lines <= 1)
+    std::filesystem::remove(path, ec);
+  else
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << kept;
+}
+
+}  // namespace
+
+Result<KubernetesOptions> k8s_options_of(const LauncherCli& cli, std::string* template_yaml) {
+  KubernetesOptions o;
+  o.image = cli.k8s_image;
+  o.namespace_ = cli.k8s_namespace;
+  o.gpus = std::max(cli.k8s_gpus, 0);
+  o.nodes = cli.k8s_nodes > 0 ? cli.k8s_nodes : 1;
+  o.template_path = cli.k8s_template;
+  o.dry_run = cli.dry_run;
+  if (o.image.empty())
+    return fail(
+        "--launcher k8s needs the engine's container image: --k8s-image IMAGE (e.g. "
+        "lmsysorg/sglang:v0.5.4.post1 or vllm/vllm-openai:v0.11.0)");
+  if (cli.k8s_gpus > 64 || cli.k8s_gpus < -1)
+    return fail(fmt::format("--k8s-gpus {}: give the GPUs per pod, 0 to 64", cli.k8s_gpus));
+  if (cli.k8s_nodes < 0 || cli.k8s_nodes > 1024)
+    return fail(
+        fmt::format("--k8s-nodes {}: give the pods per experiment, 1 to 1024", cli.k8s_nodes));
+  static const RE2 kDns1123("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  if (!o.namespace_.empty() && !RE2::FullMatch(o.namespace_, kDns1123))
+    return fail(fmt::format(
+        "--k8s-namespace {}: a namespace is lower-case letters, digits and '-' (at most 63)",
+        o.namespace_));
+  std::string text;
+  if (!o.template_path.empty()) {
+    auto read = read_file(o.template_path);
+    if (!read)
+      return fail(fmt::format("--k8s-template {}: cannot read it", o.template_path));
+    text = std::move(*read);
+    // Tried now on a sample experiment, so a bad template stops the command before any launch.
+    LaunchSpec sample{{"vllm", "serve", "model"}, {}, "", "", "", "servescope-000"};
+    if (auto m = render_k8s_manifest(o, K8sExperiment{"servescope-000", sample}, text); !m)
+      return fail(fmt::format("--k8s-template {}: {}", o.template_path, m.message()));
+  }
+  if (template_yaml != nullptr)
+    *template_yaml = std::move(text);
+  return o;
+}
+
 Result<double> queue_timeout_seconds(const LauncherCli& cli) {
   const auto s = parse_duration_seconds(cli.queue_timeout);
   if (!s || *s <= 0)
@@ -67,6 +160,12 @@ Result<std::unique_ptr<ProcessHost>> make_launcher(const LauncherCli& cli,
                            cli.slurm_gpus >= 0 || cli.slurm_nodes > 0 ||
                            !cli.slurm_partition.empty() || !cli.slurm_time.empty() ||
                            !cli.slurm_account.empty() || !cli.sbatch_lines.empty();
+  const bool k8s_flags = !cli.k8s_image.empty() || !cli.k8s_namespace.empty() ||
+                         !cli.k8s_template.empty() || cli.k8s_gpus >= 0 || cli.k8s_nodes > 0;
+  if (cli.launcher != "k8s" && cli.dry_run)
+    return fail("--dry-run writes Kubernetes manifests: it needs --launcher k8s and --k8s-image");
+  if (cli.launcher != "k8s" && k8s_flags)
+    return fail("the --k8s-* options need --launcher k8s");
   if (cli.launcher == "local") {
     if (slurm_flags)
       return fail("the --slurm-* options need --launcher slurm");
@@ -78,7 +177,38 @@ Result<std::unique_ptr<ProcessHost>> make_launcher(const LauncherCli& cli,
       return o.error();
     return std::unique_ptr<ProcessHost>(std::make_unique<SlurmHost>(std::move(*o), scratch_dir));
   }
-  return fail(fmt::format("--launcher {}: use local or slurm", cli.launcher));
+  if (cli.launcher == "k8s") {
+    if (slurm_flags)
+      return fail("the --slurm-* options need --launcher slurm");
+    std::string template_yaml;
+    auto o = k8s_options_of(cli, &template_yaml);
+    if (!o)
+      return o.error();
+    const std::filesystem::path out = std::filesystem::path(scratch_dir).parent_path();
+    auto host = std::make_unique<KubernetesHost>(std::move(*o), std::move(template_yaml),
+                                                 scratch_dir, (out / "manifests").string());
+    if (cli.dry_run)
+      host->set_on_dry_run([out, count = 0](const std::string& path) mutable {
+        std::cerr << "servescope: dry run: wrote " << path << "\n";
+        if (++count < 2)
+          return;
+        // The good and bad configurations' manifests are written and nothing more can be
+        // learnt without running them: stop here. The journal forgets the dry run's "failed
+        // starts" (and goes if nothing else is left), so a real run can use the same --out.
+        forget_dry_run((out / "journal.jsonl").string());
+        std::cerr << "servescope: dry run: the good and bad configurations' manifests are in "
+                     "their run folders and in "
+                  << (out / "manifests").string()
+                  << "; nothing was applied and no experiment ran (apply one with kubectl "
+                     "apply -f, or run again without --dry-run)\n";
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        std::_Exit(0);
+      });
+    return std::unique_ptr<ProcessHost>(std::move(host));
+  }
+  return fail(fmt::format("--launcher {}: use local, slurm or k8s", cli.launcher));
 }
 
 }  // namespace servescope

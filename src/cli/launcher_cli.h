@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/k8s_manifest.h"
 #include "lab/process_host.h"
 #include "lab/slurm_job.h"
 
@@ -23,12 +24,21 @@ struct LauncherCli {
   int slurm_nodes = 0;  // 0: the config file's (else 1)
   std::string slurm_partition, slurm_time, slurm_account;
   std::vector<std::string> sbatch_lines;
+  // Kubernetes: a Job (or a LeaderWorkerSet for --k8s-nodes > 1) per experiment.
+  std::string k8s_image, k8s_namespace, k8s_template;
+  int k8s_gpus = -1;  // -1: not given (none asked)
+  int k8s_nodes = 0;  // 0: not given (1)
+  bool dry_run = false;
 };
 
 void add_launcher_options(CLI::App& app, LauncherCli& cli);
 
 /// The Slurm options the flags and --slurm-config give; errors name the flag or file.
 Result<SlurmOptions> slurm_options_of(const LauncherCli& cli);
+
+/// The Kubernetes options the flags give (the template is read and tried on a sample
+/// experiment); errors name the flag or file and the fix.
+Result<KubernetesOptions> k8s_options_of(const LauncherCli& cli, std::string* template_yaml);
 
 /// The launcher the flags ask for; `scratch_dir` holds what it needs to write (job scripts
 /// live in the run folders). Errors name the flag and the fix.
