@@ -3,7 +3,8 @@
 // started by the test, whose log the fake's `logs` prints and which the fake's `delete` stops.
 // One experiment runs through the real ExperimentRunner: apply, queued while Pending, ready
 // at the pod IP, the log followed into the run folder, delete with the grace period. Then a
-// cancellation (the object vanishes), a failed apply, --resume's attach, and `servescope
+// cancellation (the object vanishes), an engine that exits, a pod that outlives the grace
+// period (forced delete), a failed apply, --resume's attach, and `servescope
 // bisect --launcher k8s --dry-run` and its bad options through the binary.
 #include "lab/k8s_host.h"
 
@@ -201,6 +202,32 @@ TEST_F(K8sHostTest, AnEngineThatExitsIsAFailedStartWithItsStatus) {
       << evidence;
   // The finished Job is deleted all the same.
   EXPECT_EQ(count_prefix(calls(), "delete job/servescope-001-tok03"), 1);
+}
+
+TEST_F(K8sHostTest, APodThatOutlivesTheGracePeriodIsForceDeleted) {
+  const int port = local_.pick_port();
+  start_twin(port);
+  script("stubborn", "1");
+  KubernetesHost host(options(), "", (dir_ / ".launcher").string(), "", "tok06");
+  RunnerOptions o = runner_options();
+  o.grace_s = 0.3;
+  ExperimentRunner runner(host, o);
+  ExperimentRecord r;
+  r.id = 1;
+  r.run_dir = "runs/001";
+  runner.run(r, {port, ""}, dir_.string());
+  EXPECT_EQ(r.outcome, ExperimentOutcome::kReady) << r.failure;
+  EXPECT_TRUE(r.killed);
+  EXPECT_TRUE(r.group_gone);
+  const auto c = calls();
+  EXPECT_EQ(count_prefix(c,
+                         "delete job/servescope-001-tok06 --ignore-not-found --wait=false "
+                         "--grace-period=30 -n llm"),
+            1);
+  EXPECT_EQ(count_prefix(c,
+                         "delete pods -l servescope.io/job=servescope-001-tok06 "
+                         "--ignore-not-found --wait=false --grace-period=0 --force -n llm"),
+            1);
 }
 
 TEST_F(K8sHostTest, ARefusedApplyIsAFailedStartNamingKubectl) {
