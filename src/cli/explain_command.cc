@@ -66,6 +66,16 @@ ExitStatus run_explain(const CommandArgs& args) {
   std::cout << scenario_headline(built->scenario, *plan) << "\n\n";
   for (const std::string& id : outputs)
     std::cout << render_explain_tree(plan->graph, id, explain_options) << "\n";
+  // The rules the engine applies only because the GPU shares its memory with the CPU: they
+  // change what the memory figures above mean, so explain names them beside the trees.
+  if (built->scenario.hardware.gpu.integrated) {
+    std::cout << fmt::format("Because {} is integrated (unified memory):\n",
+                             built->scenario.hardware.gpu.smi_name);
+    for (const Finding& f : plan->findings) {
+      if (f.code == "unified-memory" || f.code.rfind("integrated-", 0) == 0)
+        std::cout << fmt::format("  {} [{}]: {}\n", f.code, f.rule, f.message);
+    }
+  }
   return ExitStatus::kOk;
 }
 

@@ -114,7 +114,8 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     c.predicted_high = hi;
     const double logged = f.value.as_number();
     // A fraction is printed to a few decimals in the dump: compare to 1e-6 relative.
-    const double tol = n->value.is_double() ? 1e-6 * std::max(1.0, std::fabs(logged)) : 0.0;
+    const double tol = (n->value.is_double() ? 1e-6 * std::max(1.0, std::fabs(logged)) : 0.0) +
+                       f.printed_half_step;
     if (!f.bounded_above.empty()) {
       c.bound = true;
       c.match = logged <= hi + tol;
@@ -435,6 +436,16 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
     }
   } else if (kept_first) {
     out = std::move(*kept_first);
+  }
+  // The rules the engine applies only because the GPU shares its memory with the CPU: they
+  // decide what the log's memory figures mean, so check names them.
+  if (out.scenario.hardware.gpu.integrated) {
+    for (const Finding& f : out.plan.findings) {
+      if (f.code == "unified-memory" || f.code.rfind("integrated-", 0) == 0)
+        out.notes.push_back(fmt::format("{} is integrated: {} [{}]: {}",
+                                        out.scenario.hardware.gpu.smi_name, f.code, f.rule,
+                                        f.message));
+    }
   }
   std::vector<Fact> all = facts.all();
   if (!options.command.empty()) {

@@ -36,6 +36,9 @@ struct LoggedFigure {
   // Non-empty: the prediction from this log bounds the figure from above, and why (the log
   // shows some ranks or stages, the engine takes the minimum over all of them).
   std::string bounded_above;
+  // Half the last printed digit of a figure the log rounds ("105.87 GiB" → 0.005): the
+  // prediction matches when it rounds to the logged value.
+  double printed_half_step = 0;
 };
 
 /// What a log lets `check` rebuild: the commands to plan, the model, GPU and calibration, and

@@ -14,6 +14,8 @@ namespace {
 // load. Read off real logs: total − "Load weight begin. avail mem" is 0.84 GiB on an H100
 // at tp 1 and 0.86 GiB on L4s at tp 4 (corpus), so 0.85 GiB is the estimate.
 constexpr double kPreLoadOverheadGib = 0.85;
+// What the OS and its services hold of a unified-memory GPU's total at startup (R3.1).
+constexpr double kIntegratedHeldGib = 7.15;
 
 }  // namespace
 
@@ -31,14 +33,24 @@ void resolve_memory_budget(PlanContext& ctx) {
     p = *cal.free_before_load_gib;
     g.input("free_before_load_gib", p, "GiB", Origin::kCalibration, cal.source,
             "P: free memory before the weights load (\"Load weight begin. avail mem\").");
+  } else if (ctx.scenario.hardware.gpu.integrated) {
+    // R3.1 on a unified-memory GPU P is the system's available memory (below): the OS and its
+    // services hold part of it. The least a published DGX Spark startup left out of 121.69 GiB
+    // is 7.15 GiB (vLLM's snapshot of the same psutil figure, 114.54 free, an idle Spark).
+    p = total_gib - kIntegratedHeldGib;
+    g.input("free_before_load_gib", p, "GiB", Origin::kEstimate,
+            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB held by the OS and its services "
+                        "(the least a published DGX Spark startup shows); every other process on "
+                        "the machine lowers it further",
+                        total_gib, kIntegratedHeldGib),
+            "P: on a unified-memory GPU the system's available memory (R3.1), estimated; give "
+            "--free-before-load as `free -g`'s 'available' for an exact plan.");
+    plan.estimated.push_back("free_before_load");
   } else {
     p = total_gib - kPreLoadOverheadGib;
     g.input("free_before_load_gib", p, "GiB", Origin::kEstimate,
-            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL{}",
-                        total_gib, kPreLoadOverheadGib,
-                        ctx.scenario.hardware.gpu.integrated
-                            ? ", as if nothing else used the shared memory"
-                            : ""),
+            fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL", total_gib,
+                        kPreLoadOverheadGib),
             "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.");
     plan.estimated.push_back("free_before_load");
   }
@@ -50,9 +62,10 @@ void resolve_memory_budget(PlanContext& ctx) {
         fmt::format("{} shares its memory with the CPU: SGLang takes free memory as the system's "
                     "available memory (psutil: page cache counts as free), so the OS, the page "
                     "cache it cannot drop and every other process on the machine come out of P "
-                    "and of the KV pool; what they take between the weight load and the pool's "
-                    "allocation is lost to the pool. Give --free-before-load as the 'available' "
-                    "column of `free -g` with the machine as it will serve.",
+                    "and of the KV pool; --mem-fraction-static applies to that P, not to the "
+                    "device's total, and what other tenants take between the weight load and "
+                    "the pool's allocation is lost to the pool. Give --free-before-load as the "
+                    "'available' column of `free -g` with the machine as it will serve.",
                     ctx.scenario.hardware.gpu.smi_name),
         "R3.1", "python/sglang/srt/utils/common.py::get_available_gpu_memory");
   }

@@ -33,6 +33,13 @@ constexpr double kCudaGraphGib = 1.0;
 // at TP 2–4 (sweep 'worker init memory snapshot: ... cuda_memory=').
 constexpr double kPreSnapshotTp1Gib = 0.51;
 constexpr double kPreSnapshotTpGib = 1.53;
+// On a unified-memory GPU the snapshot's free memory is psutil's available memory, so the OS and
+// its services come out of it too: the least a published DGX Spark log left out of 121.69 GiB is
+// 7.15 GiB ("Free memory on device (114.54/121.69 GiB)", an idle Spark, vLLM 0.27.1); an idle
+// head node of a two-Spark kit reported 110.37 (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47).
+constexpr double kIntegratedHeldGib = 7.15;
+constexpr double kIntegratedIdleFreeGib = 110.37;
+constexpr double kIntegratedIdleTotalGib = 121.69;
 
 struct DeviceTotal {
   std::string key;
@@ -82,8 +89,12 @@ double device_total_gib(PlanContext& ctx) {
     if (d.key == gpu.key) {
       g.input("device_total_memory_gib", d.mib / 1024.0, "GiB", Origin::kCatalog,
               "data/vllm/device-total-memory.csv " + d.key + ": " + d.evidence,
-              "T: cudaMemGetInfo total (below the NVML total); varies with the driver by a few "
-              "MiB.");
+              gpu.integrated
+                  ? "T: cudaMemGetInfo total, on a unified-memory GPU the system's MemTotal, "
+                    "shared with the CPU and the OS (V2.1); give --total-memory for another "
+                    "kernel's figure."
+                  : "T: cudaMemGetInfo total (below the NVML total); varies with the driver by a "
+                    "few MiB.");
       return d.mib / 1024.0;
     }
   }
@@ -144,6 +155,15 @@ void resolve_memory_profile(PlanContext& ctx) {
     g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kCalibration,
             cal_source("--free-before-load"),
             "Free memory in the worker's init snapshot (after NCCL, before the weights).");
+  } else if (ctx.scenario.hardware.gpu.integrated) {
+    free_at_start = total - kIntegratedHeldGib;
+    g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kEstimate,
+            fmt::format("estimate: T − {:.2f} GiB held by the OS and its services, the least a "
+                        "published DGX Spark log shows (114.54 of 121.69 GiB free at startup); "
+                        "every other process on the machine lowers it further",
+                        kIntegratedHeldGib),
+            "Free memory at the init snapshot: on a unified-memory GPU the system's available "
+            "memory (V2.1), estimated; give --free-before-load as `free -g`'s 'available'.");
   } else {
     const double used = a.tp * a.pp > 1 ? kPreSnapshotTpGib : kPreSnapshotTp1Gib;
     free_at_start = total - used;
@@ -165,6 +185,22 @@ void resolve_memory_profile(PlanContext& ctx) {
                     "-g` with the machine as it will serve.",
                     ctx.scenario.hardware.gpu.smi_name),
         "V2.1", "vllm/utils/mem_utils.py::MemorySnapshot.measure");
+    // Published Spark logs: 99.33 to 114.54 GiB of 121.69 free at startup. A request above an
+    // idle head node's 110.37 GiB already fails on some machines as they come.
+    const double idle_free = total - (kIntegratedIdleTotalGib - kIntegratedIdleFreeGib);
+    if (!cal.free_before_load_gib && requested_bytes > idle_free * kGiB) {
+      ctx.finding(Severity::kWarning, "integrated-startup-margin",
+                  {ctx.in.typed("gpu_memory_utilization")},
+                  fmt::format("gpu_memory_utilization {} requests {:.2f} GiB of {:.2f}: more than "
+                              "the {:.2f} GiB an idle DGX Spark head node had free at startup "
+                              "({:.2f} of {:.2f}, MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47); "
+                              "vLLM refuses to start whenever the OS, the page cache it cannot "
+                              "drop and other processes leave less. Measure `free -g` "
+                              "'available' and pass it as --free-before-load.",
+                              a.gpu_memory_utilization, requested_bytes / kGiB, total, idle_free,
+                              kIntegratedIdleFreeGib, kIntegratedIdleTotalGib),
+                  "V2.1", "vllm/v1/worker/utils.py::request_memory");
+    }
   }
   if (free_at_start * kGiB < requested_bytes) {
     const std::string error = fmt::format(

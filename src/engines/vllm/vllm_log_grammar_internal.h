@@ -190,6 +190,9 @@ struct VllmLogGrammar::Patterns {
   RE2 summary{
       R"(^Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup\. Desired GPU memory utilization is \(([\d.]+), ([\d.]+) GiB\)\. Actual usage is ([\d.]+) GiB for weight, ([\d.]+) GiB for peak activation, ([\d.]+) GiB for non-torch memory, and ([\d.]+) GiB for CUDAGraph memory)"};
   RE2 summary_kv{R"(Current kv cache memory in use is ([\d.]+) GiB)"};
+  // The same line cut or wrapped by an excerpt: its head and its "Desired" sentence alone.
+  RE2 summary_head{R"(^Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup)"};
+  RE2 desired{R"(Desired GPU memory utilization is \(([\d.]+), ([\d.]+) GiB\))"};
   RE2 free_less{
       R"(Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\))"};
   RE2 initial_free{

@@ -304,9 +304,27 @@ LineKind VllmLogGrammar::memory_line(std::string_view m) {
       add_number(builder_, "cuda_graph_gib", g[7], true);
       if (RE2::PartialMatch(m, re_.summary_kv, &g[0]))
         add_number(builder_, "kv_cache_gib", g[0], true);
+    } else if (RE2::PartialMatch(m, re_.summary_head, &g[0], &g[1])) {
+      // An excerpt cut the line (or wrapped it): the startup figures it still states.
+      add_number(builder_, "free_memory_gib", g[0], true);
+      add_number(builder_, "total_memory_gib", g[1], true);
+      if (RE2::PartialMatch(m, re_.desired, &g[2], &g[3])) {
+        add_number(builder_, "gpu_memory_utilization", g[2], true);
+        add_number(builder_, "requested_gib", g[3], true);
+      }
+      fact_.partial = true;
     } else {
       fact_.partial = true;
     }
+    emit();
+    return LineKind::kFact;
+  }
+  if (starts_with(m, "Desired GPU memory utilization is") &&
+      RE2::PartialMatch(m, re_.desired, &g[0], &g[1])) {
+    // The second sentence of the line above, wrapped onto a line of its own by an excerpt.
+    begin("requested_memory");
+    add_number(builder_, "gpu_memory_utilization", g[0], true);
+    add_number(builder_, "requested_gib", g[1], true);
     emit();
     return LineKind::kFact;
   }

@@ -314,7 +314,8 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
       f != nullptr && f->integer("max_num_batched_tokens"))
     set("--max-num-batched-tokens", std::to_string(*f->integer("max_num_batched_tokens")));
   if (!typed_has("gpu_memory_utilization")) {
-    for (const char* kind : {"memory_summary", "requested_memory", "memory_profile"}) {
+    for (const char* kind :
+         {"memory_summary", "requested_memory", "memory_profile", "startup_failure"}) {
       if (const Fact* f = stating(facts, kind, "gpu_memory_utilization")) {
         set("--gpu-memory-utilization", fmt::format("{}", *f->number("gpu_memory_utilization")));
         break;
@@ -341,7 +342,8 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
   };
   const auto total = gib_figure(facts, {{"memory_summary", "total_memory_gib"},
                                         {"memory_snapshot", "total_memory_gib"},
-                                        {"memory_profile", "total_memory_gib"}});
+                                        {"memory_profile", "total_memory_gib"},
+                                        {"startup_failure", "total_memory_gib"}});
   // "Model loading took" prints more digits than the profile's "weights".
   const auto weights = gib_figure(facts, {{"model_loaded", "weights_gib"},
                                           {"memory_summary", "weights_gib"},
@@ -356,7 +358,8 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
                                      {"memory_summary", "kv_cache_gib"}});
   const auto free = gib_figure(facts, {{"memory_summary", "free_memory_gib"},
                                        {"memory_snapshot", "free_memory_gib"},
-                                       {"requested_memory", "free_memory_gib"}});
+                                       {"requested_memory", "free_memory_gib"},
+                                       {"startup_failure", "free_memory_gib"}});
   const bool profile = total && weights && activation && non_torch;
   put("free_before_load", free, false);  // it only gates startup
   if (cpu_kv != nullptr) {
@@ -393,6 +396,10 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     put("non_torch", non_torch, false);
     put("cuda_graph", graphs, false);
     put("kv_memory", kv, true);
+  } else if (total && free) {
+    // V2.1 alone: the startup gate's line states the device total T (on an integrated GPU the
+    // system's MemTotal) and the free memory, which is all the check free >= ceil(T × U) reads.
+    put("total_memory", total, true);
   }
   cal.rounding_gib = 0.005;
   if (kv && weights && !total && !free) {
@@ -441,6 +448,19 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
   else if (const Fact* up = primary_fact(facts, "server_ready"))
     out.figures.push_back({"starts", Value(true), up->line, up->raw, false});
   figure(primary_fact(facts, "max_concurrency"), "concurrency", "maximum_concurrency", false);
+  // V2.1 R = ceil(T × U), printed to 0.01 GiB by the startup line (or by its failure).
+  if (const auto requested = gib_figure(facts, {{"memory_summary", "requested_gib"},
+                                                {"requested_memory", "requested_gib"},
+                                                {"startup_failure", "requested_gib"}})) {
+    const Fact* f = nullptr;
+    for (const char* kind : {"memory_summary", "requested_memory", "startup_failure"}) {
+      if ((f = stating(facts, kind, "requested_gib")) != nullptr)
+        break;
+    }
+    LoggedFigure r{"requested_memory_gib", Value(requested->value), f->line, f->raw, false};
+    r.printed_half_step = requested->rounding;
+    out.figures.push_back(std::move(r));
+  }
   figure(stating(facts, "gpu_blocks", "num_gpu_blocks"), "num_gpu_blocks", "num_gpu_blocks", false);
   if (profile && kv) {
     // The KV line, as vLLM prints it (round(x, 2)), predicted from the profile.
