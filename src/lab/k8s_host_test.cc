@@ -174,6 +174,28 @@ TEST_F(K8sHostTest, AppliesWaitsInTheQueueReadsTheLogAndDeletes) {
   EXPECT_TRUE(twin_->exit_status().has_value());
 }
 
+// Two nodes: a LeaderWorkerSet; the fake lists the worker (127.0.0.2) before the leader, and
+// readiness, the node, the log and the delete go to the leader and the group.
+TEST_F(K8sHostTest, ALeaderWorkerSetIsReachedThroughItsLeader) {
+  const int port = local_.pick_port();
+  start_twin(port);
+  KubernetesOptions o = options();
+  o.nodes = 2;
+  KubernetesHost host(o, "", (dir_ / ".launcher").string(), "", "tok07");
+  const ExperimentRecord r = run(host, port);
+  EXPECT_EQ(r.outcome, ExperimentOutcome::kReady) << r.failure;
+  EXPECT_EQ(r.value, std::optional<double>(48));
+  EXPECT_EQ(r.job_id, "leaderworkerset/servescope-001-tok07");
+  EXPECT_EQ(r.node, "fake-node-1");
+  const auto c = calls();
+  EXPECT_EQ(count_prefix(c, "logs -f servescope-001-tok07-0 -c engine -n llm"), 1);
+  EXPECT_EQ(count_prefix(c,
+                         "delete leaderworkerset/servescope-001-tok07 --ignore-not-found "
+                         "--wait=false --grace-period=30 -n llm"),
+            1);
+  EXPECT_NE(slurp(state_ / "applied-1.yaml").find("kind: LeaderWorkerSet"), std::string::npos);
+}
+
 TEST_F(K8sHostTest, AnObjectDeletedElsewhereIsACancellation) {
   script("vanish_at", "4");  // someone deletes the Job while the engine starts
   KubernetesHost host(options(), "", (dir_ / ".launcher").string(), "", "tok02");
