@@ -114,6 +114,16 @@ class KubernetesJob final : public ServerProcess {
   // pods it came from are deleted by the teardown).
   void observe() {
     const K8sPod* l = state_.leader();
+    // A follower that ended while the engine still runs lost its stream (the API server
+    // closed it): follow again, from the start, a few times. The log is rewritten with the
+    // same lines first, so a reader of stdout.log at an offset reads on where it was.
+    const bool lost = follower_ && follower_->exit_status() && l != nullptr &&
+                      l->phase == "Running" && !l->deleting && !signalled_ && !state_.finished() &&
+                      refollows_ < 5;
+    if (lost) {
+      follower_.reset();
+      ++refollows_;
+    }
     if (l != nullptr && !follower_ && !run_dir_.empty() && !l->fatal &&
         (l->phase == "Running" || l->phase == "Succeeded" || l->phase == "Failed")) {
       auto f = host_.follow_logs(l->name, run_dir_ + "/stdout.log", run_dir_ + "/kubectl-logs.err");
@@ -145,6 +155,7 @@ class KubernetesJob final : public ServerProcess {
   double asked_at_ = 0;
   bool signalled_ = false;
   bool seen_pod_ = false;
+  int refollows_ = 0;
   std::optional<int> exit_;
   std::unique_ptr<ServerProcess> follower_;
 };

@@ -196,6 +196,17 @@ TEST_F(K8sHostTest, ALeaderWorkerSetIsReachedThroughItsLeader) {
   EXPECT_NE(slurp(state_ / "applied-1.yaml").find("kind: LeaderWorkerSet"), std::string::npos);
 }
 
+TEST_F(K8sHostTest, ALostLogStreamIsFollowedAgain) {
+  const int port = local_.pick_port();
+  start_twin(port);
+  script("drop_follow", "1");
+  KubernetesHost host(options(), "", (dir_ / ".launcher").string(), "", "tok08");
+  const ExperimentRecord r = run(host, port);
+  EXPECT_EQ(r.outcome, ExperimentOutcome::kReady) << r.failure;
+  EXPECT_EQ(r.value, std::optional<double>(48));
+  EXPECT_EQ(count_prefix(calls(), "logs -f servescope-001-tok08-pod"), 2);
+}
+
 TEST_F(K8sHostTest, AnObjectDeletedElsewhereIsACancellation) {
   script("vanish_at", "4");  // someone deletes the Job while the engine starts
   KubernetesHost host(options(), "", (dir_ / ".launcher").string(), "", "tok02");
