@@ -59,8 +59,8 @@ class KubernetesJob final : public ServerProcess {
     return exit_;
   }
   void signal_group(int signal) override {
+    const K8sJobState& s = refresh(true);  // before the delete: a lost log stream is followed
     signalled_ = true;
-    const K8sJobState& s = refresh(true);
     const K8sPod* leader = s.leader();
     if (signal == SIGKILL) {
       (void)host_.kubectl({"delete", object(), "--ignore-not-found", "--wait=false",
@@ -118,8 +118,7 @@ class KubernetesJob final : public ServerProcess {
     // closed it): follow again, from the start, a few times. The log is rewritten with the
     // same lines first, so a reader of stdout.log at an offset reads on where it was.
     const bool lost = follower_ && follower_->exit_status() && l != nullptr &&
-                      l->phase == "Running" && !l->deleting && !signalled_ && !state_.finished() &&
-                      refollows_ < 5;
+                      l->phase == "Running" && !l->deleting && !state_.finished() && refollows_ < 5;
     if (lost) {
       follower_.reset();
       ++refollows_;
