@@ -137,7 +137,7 @@ Result<KubernetesOptions> k8s_options_of(const LauncherCli& cli, std::string* te
       return fail(fmt::format("--k8s-template {}: cannot read it", o.template_path));
     text = std::move(*read);
     // Tried now on a sample experiment, so a bad template stops the command before any launch.
-    LaunchSpec sample{{"vllm", "serve", "model"}, {}, "", "", "", "servescope-000"};
+    LaunchSpec sample{{"server", "--port", "8000"}, {}, "", "", "", "servescope-000"};
     if (auto m = render_k8s_manifest(o, K8sExperiment{"servescope-000", sample}, text); !m)
       return fail(fmt::format("--k8s-template {}: {}", o.template_path, m.message()));
   }

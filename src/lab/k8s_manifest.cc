@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
+#include "engines/engine.h"
+#include "engines/twin_profile.h"
 
 namespace servescope {
 namespace {
@@ -241,7 +243,6 @@ std::string k8s_resource(const KubernetesOptions& options) {
 
 std::optional<int> engine_port(const std::vector<std::string>& argv) {
   std::optional<int> port;
-  bool vllm = false, sglang = false;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& w = argv[i];
     std::optional<long long> p;
@@ -251,16 +252,18 @@ std::optional<int> engine_port(const std::vector<std::string>& argv) {
       p = parse_int(std::string_view(w).substr(7));
     if (p && *p > 0 && *p < 65536)
       port = static_cast<int>(*p);
-    vllm = vllm || contains(w, "vllm");
-    sglang = sglang || contains(w, "sglang");
   }
   if (port)
     return port;
-  if (sglang)
-    return 30000;
-  if (vllm)
-    return 8000;
-  return std::nullopt;
+  // No --port: the engine's own default, as its twin profile knows it.
+  auto engine = engine_for_command(argv);
+  if (!engine || (*engine)->twin_profile() == nullptr)
+    return std::nullopt;
+  auto command = (*engine)->parse_command(argv);
+  if (!command)
+    return std::nullopt;
+  const int fallback = (*engine)->twin_profile()->endpoint(*command).port;
+  return fallback > 0 ? std::optional<int>(fallback) : std::nullopt;
 }
 
 Result<std::string> render_k8s_manifest(const KubernetesOptions& o, const K8sExperiment& x,

@@ -2,7 +2,7 @@
 // server (in its own process group, as a Slurm job or as a Kubernetes object), signalling and
 // reaping it, an HTTP GET with a timeout, whether a port is free, a monotonic clock and
 // sleeping. PosixProcessHost launches on this machine; SlurmHost (lab/slurm_host.h) submits
-// each experiment as a job; KubernetesHost (lab/k8s/) applies a manifest per experiment;
+// each experiment as a job; KubernetesHost (lab/k8s_host.h) applies a manifest per experiment;
 // FakeProcessHost (lab/fake_process_host.h) scripts servers for unit tests.
 #pragma once
 
