@@ -11,7 +11,7 @@ build_packages=(
 )
 # Tools the tests drive as peers (curl against the twin) and the sanitizer/fuzz
 # toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.
-test_packages=(curl clang libclang-rt-14-dev clang-format)
+test_packages=(curl clang libclang-rt-14-dev clang-format nodejs npm)
 bench_packages=(wrk hyperfine python3-aiohttp)
 # A real single-node Slurm cluster for `make test-slurm` (tests/slurm/cluster.sh starts it).
 slurm_packages=(slurm-wlm munge)

@@ -309,6 +309,30 @@ ExitStatus run_bisect(const CommandArgs& args) {
   std::filesystem::create_directories(out, ec);
   if (ec)
     return usage_error(fmt::format("--out {}: cannot create it ({})", out, ec.message()));
+  if (launcher_cli.dry_run) {
+    // Nothing runs: the launcher writes the good and bad configurations' manifests (into
+    // their run folders and DIR/manifests/) and applies nothing; no journal is started.
+    int id = 0;
+    for (const auto* flags : {&*good_flags, &bad_flags}) {
+      std::vector<std::string> words;
+      for (const TypedFlag& f : *flags)
+        words.insert(words.end(), f.words.begin(), f.words.end());
+      const std::string dir = fmt::format("{}/runs/{:03d}", out, ++id);
+      std::filesystem::create_directories(dir, ec);
+      Placeholders ph{words, tmpl->uses("{port}") ? host.pick_port() : 0, dir, ""};
+      std::vector<std::pair<std::string, std::string>> spec_env;
+      for (const auto& [k, v] : env)
+        spec_env.emplace_back(k, substitute_placeholders(v, ph));
+      auto written = host.launch({tmpl->expand(ph), spec_env, cwd, dir + "/stdout.log",
+                                  dir + "/stderr.log", fmt::format("servescope-{:03d}", id)});
+      if (written)
+        return usage_error("--dry-run: the launcher ran an experiment");  // never: k8s only
+      std::cerr << "servescope: " << written.message() << "\n";
+    }
+    std::cerr << "servescope: dry run: nothing was applied and no experiment ran (apply a "
+                 "manifest with kubectl apply -f, or run again without --dry-run)\n";
+    return ExitStatus::kOk;
+  }
   nlohmann::json env_json = nlohmann::json::object();
   for (const auto& [k, v] : env)
     env_json[k] = v;

@@ -79,35 +79,6 @@ Result<SlurmOptions> slurm_options_of(const LauncherCli& cli) {
   return o;
 }
 
-namespace {
-
-// Removes a dry run's experiments from the journal at `path`: the file goes when only its
-// header is left.
-void forget_dry_run(const std::string& path) {
-  auto text = read_file(path);
-  if (!text)
-    return;
-  std::string kept;
-  int lines = 0;
-  for (std::string_view line : split(*text, '\n')) {
-    if (line.empty())
-      continue;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains("failure") && j["failure"].is_string() &&
-        j["failure"].get<std::string>().rfind("--dry-run:", 0) == 0)
-      continue;
-    kept += std::string(line) + "\n";
-    ++lines;
-  }
-  std::error_code ec;
-  if (lines <= 1)
-    std::filesystem::remove(path, ec);
-  else
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << kept;
-}
-
-}  // namespace
-
 Result<KubernetesOptions> k8s_options_of(const LauncherCli& cli, std::string* template_yaml) {
   KubernetesOptions o;
   o.image = cli.k8s_image;
@@ -187,25 +158,6 @@ Result<std::unique_ptr<ProcessHost>> make_launcher(const LauncherCli& cli,
     const std::filesystem::path out = std::filesystem::path(scratch_dir).parent_path();
     auto host = std::make_unique<KubernetesHost>(std::move(*o), std::move(template_yaml),
                                                  scratch_dir, (out / "manifests").string());
-    if (cli.dry_run)
-      host->set_on_dry_run([out, count = 0](const std::string& path) mutable {
-        std::cerr << "servescope: dry run: wrote " << path << "\n";
-        if (++count < 2)
-          return;
-        // The good and bad configurations' manifests are written and nothing more can be
-        // learnt without running them: stop here. The journal forgets the dry run's "failed
-        // starts" (and goes if nothing else is left), so a real run can use the same --out.
-        forget_dry_run((out / "journal.jsonl").string());
-        std::cerr << "servescope: dry run: the good and bad configurations' manifests are in "
-                     "their run folders and in "
-                  << (out / "manifests").string()
-                  << "; nothing was applied and no experiment ran (apply one with kubectl "
-                     "apply -f, or run again without --dry-run)\n";
-        std::cout.flush();
-        std::cerr.flush();
-        std::fflush(nullptr);
-        std::_Exit(0);
-      });
     return std::unique_ptr<ProcessHost>(std::move(host));
   }
   return fail(fmt::format("--launcher {}: use local, slurm or k8s", cli.launcher));

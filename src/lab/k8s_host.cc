@@ -273,20 +273,14 @@ Result<std::unique_ptr<ServerProcess>> KubernetesHost::launch(const LaunchSpec& 
             : fmt::format("--k8s-template {}: {}", options_.template_path, manifest.message()));
   const std::string dir = fs::path(spec.stdout_path).parent_path().string();
   const std::string path = (dir.empty() ? "." : dir) + "/manifest.yaml";
-  {
-    std::lock_guard dry_lock(dry_run_mutex_);  // a dry run's hook may end the process
-    if (Status st = write_text(path, *manifest); !st)
+  if (Status st = write_text(path, *manifest); !st)
+    return st.error();
+  if (!manifest_dir_.empty()) {
+    if (Status st = write_text(manifest_dir_ + "/" + name + ".yaml", *manifest); !st)
       return st.error();
-    if (!manifest_dir_.empty()) {
-      if (Status st = write_text(manifest_dir_ + "/" + name + ".yaml", *manifest); !st)
-        return st.error();
-    }
-    if (options_.dry_run) {
-      if (on_dry_run_)
-        on_dry_run_(path);
-      return fail(fmt::format("--dry-run: wrote {}; nothing was applied", path));
-    }
   }
+  if (options_.dry_run)
+    return fail(fmt::format("--dry-run: wrote {}; nothing was applied", path));
   auto run = kubectl({"apply", "-f", path});
   if (!run)
     return run.error();

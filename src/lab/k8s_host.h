@@ -56,10 +56,6 @@ class KubernetesHost final : public ProcessHost {
                                                      const std::string& path,
                                                      const std::string& err_path);
   const KubernetesOptions& options() const { return options_; }
-  /// Called (under a lock) after each manifest a dry run wrote, with its path.
-  void set_on_dry_run(std::function<void(const std::string&)> hook) {
-    on_dry_run_ = std::move(hook);
-  }
 
  private:
   KubernetesOptions options_;
@@ -69,8 +65,6 @@ class KubernetesHost final : public ProcessHost {
   std::string run_token_;
   PosixProcessHost local_;
   std::atomic<int> calls_{0};
-  std::mutex dry_run_mutex_;
-  std::function<void(const std::string&)> on_dry_run_;
 };
 
 /// A DNS-1123 name for the object of experiment `experiment` ("servescope-003") of run
