@@ -11,7 +11,7 @@ build_packages=(
 )
 # Tools the tests drive as peers (curl against the twin) and the sanitizer/fuzz
 # toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.
-test_packages=(curl clang libclang-rt-14-dev clang-format nodejs npm)
+test_packages=(curl clang libclang-rt-14-dev clang-format nodejs)
 bench_packages=(wrk hyperfine python3-aiohttp)
 # A real single-node Slurm cluster for `make test-slurm` (tests/slurm/cluster.sh starts it).
 slurm_packages=(slurm-wlm munge)
@@ -29,6 +29,9 @@ for arg in "$@"; do
     *) echo "install-deps.sh: unknown option $arg (--bench, --browser, --slurm)" >&2; exit 2 ;;
   esac
 done
+
+# npm: part of the NodeSource nodejs package on these machines; Debian's own nodejs needs it apart.
+if ! command -v npm >/dev/null 2>&1; then want+=(npm); fi
 
 missing=()
 for p in "${want[@]}"; do
