@@ -164,6 +164,11 @@ assert set(["id", "value", "unit", "rule", "why", "source", "inputs"]) <= set(no
 PY
 "$bin" explain max_running_requests --gpu rtx-pro-6000 -- "${seed[@]}" >"$tmp/explain.txt" || fail "explain exited $?"
 grep -q "max_mamba_cache_size" "$tmp/explain.txt" || fail "explain tree does not reach the mamba pool"
+# --json walks the same closure, whose inputs include flags nobody set (no node of their own).
+"$bin" explain max_running_requests --json --gpu rtx-pro-6000 --gpus 4 -- "${seed[@]}" \
+  >"$tmp/explain.json" || fail "explain --json exited $?"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['max_running_requests'][0]['id'] == 'max_running_requests'" \
+  "$tmp/explain.json" || fail "explain --json is not the derivation of the output"
 "$bin" --help >/dev/null || fail "--help exited $?"
 "$bin" plan --help | grep -q -- "--free-before-load" || fail "plan --help lacks the calibration options"
 

@@ -50,8 +50,11 @@ ExitStatus run_explain(const CommandArgs& args) {
     for (const std::string& id : outputs) {
       nlohmann::json nodes = nlohmann::json::array();
       for (const std::string& n : plan->graph.closure_of(id)) {
+        const Node* node = plan->graph.find(n);
+        if (node == nullptr)
+          continue;  // an input the rule read but nothing set (an absent flag): no node
         Derivation sub;
-        sub.add(*plan->graph.find(n));
+        sub.add(*node);
         nodes.push_back(derivation_to_json(sub)["nodes"][0]);
       }
       out[id] = nodes;
