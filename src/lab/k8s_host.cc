@@ -183,45 +183,17 @@ KubernetesHost::KubernetesHost(KubernetesOptions options, std::string template_y
       template_yaml_(std::move(template_yaml)),
       scratch_dir_(std::move(scratch_dir)),
       manifest_dir_(std::move(manifest_dir)),
-      run_token_(run_token.empty() ? random_token() : std::move(run_token)) {}
+      run_token_(run_token.empty() ? random_token() : std::move(run_token)),
+      tools_(local_, scratch_dir_, "with a context for the cluster") {}
 
-Result<KubectlRun> KubernetesHost::kubectl(std::vector<std::string> args) {
-  std::error_code ec;
-  fs::create_directories(scratch_dir_, ec);
-  const int n = ++calls_;
-  const std::string base = fmt::format("{}/kubectl-{}", scratch_dir_, n);
+Result<ToolRun> KubernetesHost::kubectl(std::vector<std::string> args) {
   std::vector<std::string> argv = {"kubectl"};
   argv.insert(argv.end(), args.begin(), args.end());
   if (!options_.namespace_.empty()) {
     argv.push_back("-n");
     argv.push_back(options_.namespace_);
   }
-  LaunchSpec spec{argv, {}, "", base + ".out", base + ".err", ""};
-  auto child = local_.launch(spec);
-  if (!child)
-    return child.error();
-  const double until = now() + options_.command_timeout_s;
-  std::optional<int> status;
-  while (!(status = (*child)->exit_status()) && now() < until)
-    local_.sleep(0.01);
-  if (!status) {
-    (*child)->signal_group(SIGKILL);
-    return fail(fmt::format("kubectl {} did not answer within {:g} s", args.front(),
-                            options_.command_timeout_s));
-  }
-  KubectlRun run;
-  run.status = *status;
-  if (auto out = read_file(base + ".out"))
-    run.out = std::move(*out);
-  if (auto err = read_file(base + ".err"))
-    run.err = std::move(*err);
-  fs::remove(base + ".out", ec);
-  fs::remove(base + ".err", ec);
-  if (run.status == 127 && contains(run.err, "cannot execute"))
-    return fail(fmt::format(
-        "the Kubernetes launcher needs kubectl on PATH, with a context for the cluster; {}",
-        std::string(trim(run.err))));
-  return run;
+  return tools_.run(argv, options_.command_timeout_s);
 }
 
 Result<K8sJobState> KubernetesHost::query(const std::string& resource, const std::string& name) {

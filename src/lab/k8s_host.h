@@ -16,15 +16,9 @@
 
 #include "lab/k8s_manifest.h"
 #include "lab/posix_process_host.h"
+#include "lab/tool_run.h"
 
 namespace servescope {
-
-/// The output of one kubectl call.
-struct KubectlRun {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
 
 class KubernetesHost final : public ProcessHost {
  public:
@@ -48,7 +42,7 @@ class KubernetesHost final : public ProcessHost {
   void sleep(double seconds) override { local_.sleep(seconds); }
 
   /// Runs kubectl (with -n NAMESPACE when given) to its end, at most the command timeout.
-  Result<KubectlRun> kubectl(std::vector<std::string> args);
+  Result<ToolRun> kubectl(std::vector<std::string> args);
   /// The object's and its pods' state (`kubectl get`).
   Result<K8sJobState> query(const std::string& resource, const std::string& name);
   /// Starts `kubectl logs -f` of `pod` into `path` (stdout) and `err_path`.
@@ -64,7 +58,7 @@ class KubernetesHost final : public ProcessHost {
   std::string manifest_dir_;
   std::string run_token_;
   PosixProcessHost local_;
-  std::atomic<int> calls_{0};
+  ToolRunner tools_;
 };
 
 /// A DNS-1123 name for the object of experiment `experiment` ("servescope-003") of run

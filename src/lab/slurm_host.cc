@@ -116,38 +116,12 @@ class SlurmStep final : public ServerProcess {
 }  // namespace
 
 SlurmHost::SlurmHost(SlurmOptions options, std::string scratch_dir)
-    : options_(std::move(options)), scratch_dir_(std::move(scratch_dir)) {}
+    : options_(std::move(options)),
+      scratch_dir_(std::move(scratch_dir)),
+      tools_(local_, scratch_dir_, "Debian: slurm-client") {}
 
 Result<ToolRun> SlurmHost::run_tool(const std::vector<std::string>& argv) {
-  std::error_code ec;
-  fs::create_directories(scratch_dir_, ec);
-  const int n = ++calls_;
-  const std::string base = fmt::format("{}/{}-{}", scratch_dir_, argv.front(), n);
-  LaunchSpec spec{argv, {}, "", base + ".out", base + ".err", ""};
-  auto child = local_.launch(spec);
-  if (!child)
-    return child.error();
-  const double until = now() + options_.command_timeout_s;
-  std::optional<int> status;
-  while (!(status = (*child)->exit_status()) && now() < until)
-    local_.sleep(0.01);
-  if (!status) {
-    (*child)->signal_group(SIGKILL);
-    return fail(
-        fmt::format("{} did not answer within {:g} s", argv.front(), options_.command_timeout_s));
-  }
-  ToolRun run;
-  run.status = *status;
-  if (auto out = read_file(base + ".out"))
-    run.out = std::move(*out);
-  if (auto err = read_file(base + ".err"))
-    run.err = std::move(*err);
-  fs::remove(base + ".out", ec);
-  fs::remove(base + ".err", ec);
-  if (run.status == 127 && contains(run.err, "cannot execute"))
-    return fail(fmt::format("the Slurm launcher needs {} on PATH (Debian: slurm-client); {}",
-                            argv.front(), std::string(trim(run.err))));
-  return run;
+  return tools_.run(argv, options_.command_timeout_s);
 }
 
 Result<SlurmJobState> SlurmHost::query(const std::string& job_id) {

@@ -11,15 +11,9 @@
 
 #include "lab/posix_process_host.h"
 #include "lab/slurm_job.h"
+#include "lab/tool_run.h"
 
 namespace servescope {
-
-/// The output of one command this launcher ran.
-struct ToolRun {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
 
 class SlurmHost final : public ProcessHost {
  public:
@@ -49,7 +43,7 @@ class SlurmHost final : public ProcessHost {
   SlurmOptions options_;
   std::string scratch_dir_;
   PosixProcessHost local_;
-  std::atomic<int> calls_{0};
+  ToolRunner tools_;
 };
 
 }  // namespace servescope
