@@ -61,35 +61,7 @@ elif [ ! -f "$corpus" ]; then
   echo "skipped the 1 GB log: no corpus log at $corpus (set SERVESCOPE_CORPUS=DIR)"
 else
   log="$work/big.log"
-  awk -v target=$((16 * 1024 * 1024)) 'BEGIN {
-    srand(42); bytes = 0; i = 0
-    while (bytes < target) {
-      t = sprintf("2026-07-20 %02d:%02d:%02d", int(i / 3600) % 24, int(i / 60) % 60, i % 60)
-      tp = i % 4
-      r = int(rand() * 256); q = int(rand() * 40); u = rand()
-      if (i % 12 == 11) {
-        line = sprintf("[%s TP%d] Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: %d, " \
-                       "token usage: %.2f, #running-req: %d, #queue-req: %d, #pending-token: 0, " \
-                       "cuda graph: False, input throughput (token/s): %.2f",
-                       t, tp, 1 + int(rand() * 8), int(rand() * 8192), int(rand() * 4096), u, r, q,
-                       rand() * 40000)
-      } else if (i % 50 == 49) {
-        line = sprintf("[%s] INFO:     10.0.0.%d:%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
-                       t, int(rand() * 255), 30000 + int(rand() * 30000))
-      } else {
-        line = sprintf("[%s TP%d] Decode batch, #running-req: %d, #token: %d, token usage: %.2f, " \
-                       "cuda graph: True, gen throughput (token/s): %.2f, #queue-req: %d",
-                       t, tp, r, int(u * 900000), u, rand() * 6000, q)
-      }
-      print line
-      bytes += length(line) + 1
-      i++
-    }
-  }' >"$work/block.log"
-  grep -v '^#' "$corpus" | head -n 74 >"$log"
-  block_mb=$(($(stat -c %s "$work/block.log") / 1048576))
-  for _ in $(seq 1 $((size_mb / block_mb))); do cat "$work/block.log"; done >>"$log"
-  rm -f "$work/block.log"
+  "$root/bench/make_sglang_log.sh" "$size_mb" "$corpus" "$log"
   start=$(date +%s.%N)
   timeout 600 "$bin" logs --json --summary-only --html "$work/log-1g.html" "$log" >"$work/log-1g.json"
   echo "log: $(stat -c %s "$log") bytes, $(wc -l <"$log") lines; logs --html took" \
