@@ -6,7 +6,7 @@
 // compares must match and the unified-memory rules must be
 // named. A log marked "gap" stays listed with the reason it cannot be checked, and the test
 // holds that reason (a model the repository does not bundle, a command the thread does not
-// give).
+// give, or an engine rule servescope does not follow yet, named with the figures it moves).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -234,9 +234,32 @@ TEST(Gb10Logs, TheListedGapsFailForTheReasonTheyName) {
       continue;
     SCOPED_TRACE(log.name);
     auto result = check_published(log);
-    // A gap is a log check cannot rebuild (no model, no command): it says so in one line.
-    ASSERT_FALSE(result);
-    EXPECT_NE(result.message().find("model"), std::string::npos) << result.message();
+    const std::string mismatch = field(log, "mismatch");
+    if (mismatch.empty()) {
+      // A gap is a log check cannot rebuild (no model, no command): it says so in one line.
+      ASSERT_FALSE(result);
+      EXPECT_NE(result.message().find("model"), std::string::npos) << result.message();
+      continue;
+    }
+    // A gap that names a mismatch is rebuilt, and disagrees on those figures only: the
+    // engine rule behind them is named in the gap, and the rest still matches.
+    ASSERT_TRUE(result) << result.message();
+    std::set<std::string> disagreeing;
+    for (std::string_view f : split(mismatch, ','))
+      disagreeing.insert(std::string(trim(f)));
+    std::set<std::string> compared;
+    for (const Comparison& c : result->comparisons) {
+      EXPECT_TRUE(c.checked) << c.field << ": " << c.note;
+      EXPECT_EQ(c.match, !disagreeing.count(c.field))
+          << c.field << " logged " << c.logged.to_string() << " predicted "
+          << c.predicted.to_string();
+      compared.insert(c.field);
+    }
+    for (const std::string& f : disagreeing)
+      EXPECT_TRUE(compared.count(f)) << f << " was not compared";
+    const std::string figures = field(log, "figures");
+    for (std::string_view f : split(figures, ','))
+      EXPECT_TRUE(compared.count(std::string(trim(f)))) << f << " was not compared";
   }
 }
 
