@@ -148,7 +148,7 @@ TEST(Gb10Logs, CheckMatchesEveryFigureItComparesAndNamesTheUnifiedMemoryRule) {
     });
     EXPECT_TRUE(named);
   }
-  EXPECT_GE(checked, 2);  // vllm-1 (the startup gate) and vllm-4 (a whole boot)
+  EXPECT_GE(checked, 3);  // vllm-1 (the startup gate), vllm-4 and vllm-6 (whole boots)
 }
 
 // `explain` on GB10 prints, beside the trees, the rules that apply because the GPU is

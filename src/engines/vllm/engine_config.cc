@@ -144,10 +144,16 @@ void resolve_cache_defaults(PlanContext& ctx) {
 BatchDefaults gpu_batch_defaults(PlanContext& ctx) {
   Derivation& g = ctx.graph();
   const GpuSpec& gpu = ctx.scenario.hardware.gpu;
-  const double total = device_total_gib(ctx);
+  // V6.1 on an integrated NVIDIA GPU (GB10): current_platform.get_device_total_memory() asks
+  // NVML, whose nvmlDeviceGetMemoryInfo answers NotSupported there (nvidia-smi's "Memory-Usage:
+  // Not Supported"); get_batch_defaults' bare `except` then takes device_memory = 0, so the
+  // defaults are the small-GPU ones whatever the memory (seen in a GB10 log, tests/gb10/logs).
+  const bool nvml_blind = gpu.integrated && !gpu.is_amd && !gpu.is_cpu;
+  const double cuda_total = device_total_gib(ctx);  // the node the tier reads, known either way
+  const double total = nvml_blind ? 0.0 : cuda_total;
   const bool big = total >= 70.0 && !contains(to_lower(gpu.smi_name), "a100");
   // V17 (#51726): a first tier for devices of ≥ 160 GiB (NVML total).
-  const bool huge = ctx.rules.tier_160gib && gpu.memory_mib >= 160 * 1024;
+  const bool huge = ctx.rules.tier_160gib && !nvml_blind && gpu.memory_mib >= 160 * 1024;
   g.add({"batch_defaults_tier",
          std::string(huge  ? "≥ 160 GiB"
                      : big ? "large"
@@ -160,9 +166,13 @@ BatchDefaults gpu_batch_defaults(PlanContext& ctx) {
          : big ? fmt::format("{:.2f} GiB ≥ 70 GiB and not an A100: vllm serve defaults to 8192 "
                              "tokens and 1024 sequences.",
                              total)
-               : fmt::format("{} ({:.2f} GiB): below 70 GiB or an A100, vllm serve defaults to "
-                             "2048 tokens and 256 sequences.",
-                             gpu.smi_name, total),
+         : nvml_blind
+             ? fmt::format("{} is integrated: NVML reports no memory total, so vLLM takes 0 and "
+                           "vllm serve defaults to 2048 tokens and 256 sequences.",
+                           gpu.smi_name)
+             : fmt::format("{} ({:.2f} GiB): below 70 GiB or an A100, vllm serve defaults to "
+                           "2048 tokens and 256 sequences.",
+                           gpu.smi_name, total),
          std::string(kArgUtils) + "::EngineArgs.get_batch_defaults",
          {"device_total_memory_gib"}});
   return {huge ? 16384 : big ? 8192 : 2048, big ? 1024 : 256};
