@@ -18,6 +18,22 @@ TEST(UnifiedMemory, BothEnginesSayTheyReadTheSystemsAvailableMemoryOnGb10) {
   }
 }
 
+// Both engines key the psutil reading on the SM (8.7, 11.0, 12.1), not on shared memory in
+// general: an MI300A shares its memory too, yet ROCm's free memory is read as on any GPU.
+TEST(UnifiedMemory, TheEnginesReadPsutilOnOrinThorAndSparkButNotOnAnMi300a) {
+  for (const char* command :
+       {"vllm serve Qwen/Qwen3-8B", "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"}) {
+    SCOPED_TRACE(command);
+    for (const char* gpu : {"gb10", "jetson-thor", "jetson-agx-orin"}) {
+      SCOPED_TRACE(gpu);
+      PlanRequest r{command, gpu};
+      EXPECT_TRUE(has_finding(plan_of(r), "unified-memory"));
+    }
+    PlanRequest mi300a{command, "mi300a"};
+    EXPECT_FALSE(has_finding(plan_of(mi300a), "unified-memory"));
+  }
+}
+
 TEST(UnifiedMemory, TheGb10IsKnownByTheNameNvidiaSmiPrints) {
   PlanRequest r{"vllm serve Qwen/Qwen3-8B", "NVIDIA GB10"};
   Plan p = plan_of(r);

@@ -6,6 +6,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "engines/sglang/capacity_rules.h"
+#include "engines/shared_sysmem.h"
 
 namespace servescope::sglang {
 namespace {
@@ -33,7 +34,7 @@ void resolve_memory_budget(PlanContext& ctx) {
     p = *cal.free_before_load_gib;
     g.input("free_before_load_gib", p, "GiB", Origin::kCalibration, cal.source,
             "P: free memory before the weights load (\"Load weight begin. avail mem\").");
-  } else if (ctx.scenario.hardware.gpu.integrated) {
+  } else if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
     // R3.1 on a unified-memory GPU P is the system's available memory (below): the OS and its
     // services hold part of it. The least a published DGX Spark startup left out of 121.69 GiB
     // is 7.15 GiB (vLLM's snapshot of the same psutil figure, 114.54 free, an idle Spark).
@@ -54,9 +55,10 @@ void resolve_memory_budget(PlanContext& ctx) {
             "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.");
     plan.estimated.push_back("free_before_load");
   }
-  // R3.1 on a unified-memory GPU (GB10, Jetson): cudaMemGetInfo under-reports, so SGLang reads
-  // the system's available memory (utils/common.py::get_available_gpu_memory, is_integrated).
-  if (ctx.scenario.hardware.gpu.integrated) {
+  // R3.1 on a GPU that uses system memory as device memory (Orin, Thor, GB10: by SM, see
+  // engines/shared_sysmem.h): cudaMemGetInfo under-reports, so SGLang reads the system's
+  // available memory (utils/common.py::get_available_gpu_memory).
+  if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
     ctx.finding(
         Severity::kInfo, "unified-memory", {},
         fmt::format("{} shares its memory with the CPU: SGLang takes free memory as the system's "

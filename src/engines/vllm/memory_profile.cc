@@ -10,6 +10,7 @@
 #include "core/csv.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "engines/shared_sysmem.h"
 #include "engines/vllm/capacity_rules.h"
 
 namespace servescope::vllm {
@@ -155,7 +156,7 @@ void resolve_memory_profile(PlanContext& ctx) {
     g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kCalibration,
             cal_source("--free-before-load"),
             "Free memory in the worker's init snapshot (after NCCL, before the weights).");
-  } else if (ctx.scenario.hardware.gpu.integrated) {
+  } else if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
     free_at_start = total - kIntegratedHeldGib;
     g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kEstimate,
             fmt::format("estimate: T − {:.2f} GiB held by the OS and its services, the least a "
@@ -171,9 +172,10 @@ void resolve_memory_profile(PlanContext& ctx) {
             fmt::format("estimate: T − {:.2f} GiB CUDA context and NCCL (v0.19.0 sweep)", used),
             "Free memory at the init snapshot, estimated; give --free-before-load.");
   }
-  // V2.1 on a unified-memory GPU (GB10, Jetson): the snapshot's free memory is the system's
-  // available memory (utils/mem_utils.py::MemorySnapshot.measure, is_integrated_gpu).
-  if (ctx.scenario.hardware.gpu.integrated) {
+  // V2.1 on a GPU that uses system memory as device memory (Orin, Thor, GB10: by SM, see
+  // engines/shared_sysmem.h): the snapshot's free memory is the system's available memory
+  // (utils/mem_utils.py::MemorySnapshot.measure).
+  if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
     ctx.finding(
         Severity::kInfo, "unified-memory", {ctx.in.typed("gpu_memory_utilization")},
         fmt::format("{} shares its memory with the CPU: vLLM reads free memory as the system's "
