@@ -4,12 +4,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "core/text.h"
