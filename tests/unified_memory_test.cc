@@ -34,6 +34,23 @@ TEST(UnifiedMemory, TheEnginesReadPsutilOnOrinThorAndSparkButNotOnAnMi300a) {
   }
 }
 
+// SGLang's psutil reading is first in release 0.5.4 (not in 0.5.3.post3, by the wheels): an
+// older SGLang reads cudaMemGetInfo's free memory, the kernel's MemFree, on a GB10 too.
+TEST(UnifiedMemory, SglangReadsPsutilFromRelease054On) {
+  auto message = [](const std::string& engine) {
+    PlanRequest r{"python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "gb10"};
+    r.engine = engine;
+    for (const Finding& f : plan_of(r).findings)
+      if (f.code == "unified-memory")
+        return f.message;
+    return std::string();
+  };
+  const std::string before = message("sglang@0.5.3"), after = message("sglang@0.5.4");
+  EXPECT_NE(before.find("cudaMemGetInfo"), std::string::npos) << before;
+  EXPECT_EQ(before.find("psutil"), std::string::npos) << before;
+  EXPECT_NE(after.find("psutil"), std::string::npos) << after;
+}
+
 TEST(UnifiedMemory, TheGb10IsKnownByTheNameNvidiaSmiPrints) {
   PlanRequest r{"vllm serve Qwen/Qwen3-8B", "NVIDIA GB10"};
   Plan p = plan_of(r);

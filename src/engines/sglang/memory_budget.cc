@@ -56,20 +56,28 @@ void resolve_memory_budget(PlanContext& ctx) {
     plan.estimated.push_back("free_before_load");
   }
   // R3.1 on a GPU that uses system memory as device memory (Orin, Thor, GB10: by SM, see
-  // engines/shared_sysmem.h): cudaMemGetInfo under-reports, so SGLang reads the system's
-  // available memory (utils/common.py::get_available_gpu_memory).
+  // engines/shared_sysmem.h): cudaMemGetInfo's free leaves the page cache out, so SGLang reads
+  // the system's available memory instead (utils/common.py::get_available_gpu_memory; first in
+  // release 0.5.4, before it cudaMemGetInfo's free).
   if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
-    ctx.finding(
-        Severity::kInfo, "unified-memory", {},
-        fmt::format("{} shares its memory with the CPU: SGLang takes free memory as the system's "
-                    "available memory (psutil: page cache counts as free), so the OS, the page "
-                    "cache it cannot drop and every other process on the machine come out of P "
-                    "and of the KV pool; --mem-fraction-static applies to that P, not to the "
-                    "device's total, and what other tenants take between the weight load and "
-                    "the pool's allocation is lost to the pool. Give --free-before-load as the "
-                    "'available' column of `free -g` with the machine as it will serve.",
-                    ctx.scenario.hardware.gpu.smi_name),
-        "R3.1", "python/sglang/srt/utils/common.py::get_available_gpu_memory");
+    const std::string reading =
+        ctx.rules.shared_sysmem_psutil
+            ? "SGLang takes free memory as the system's available memory (psutil: page cache "
+              "counts as free), so the OS, the page cache it cannot drop and every other "
+              "process on the machine come out of P and of the KV pool"
+            : "this SGLang (before 0.5.4) takes free memory from cudaMemGetInfo, which on this "
+              "device is the kernel's MemFree: the page cache counts as used, so a model file "
+              "just read or downloaded shrinks P and the KV pool until the cache is dropped";
+    ctx.finding(Severity::kInfo, "unified-memory", {},
+                fmt::format("{} shares its memory with the CPU: {}; --mem-fraction-static "
+                            "applies to that P, not to the device's total, and what other "
+                            "tenants take between the weight load and the pool's allocation is "
+                            "lost to the pool. Give --free-before-load as the {} with the "
+                            "machine as it will serve.",
+                            ctx.scenario.hardware.gpu.smi_name, reading,
+                            ctx.rules.shared_sysmem_psutil ? "'available' column of `free -g`"
+                                                           : "'free' column of `free -g`"),
+                "R3.1", "python/sglang/srt/utils/common.py::get_available_gpu_memory");
   }
 
   // R3.2 A: free memory after the target and draft weights load.

@@ -151,6 +151,9 @@ struct SglangRules {
   bool decode_max_bs_capped_by_running_requests = false;  // first in 0.5.22 (wheel diff)
   bool mla_prefill_max_bs_8192 = false;  // first in 0.5.23: MLA min(8192, chunked) (wheel diff)
 
+  // R3.1
+  bool shared_sysmem_psutil = false;  // first in 0.5.4: psutil's available memory on SM 8.7/11/12.1
+
   // R4
   bool page_alignment = false;        // 2025-03-12 (#4354)
   bool hybrid_swa_pools = false;      // 2025-06-27 (#6563): separate full and sliding-window pools
