@@ -131,7 +131,7 @@ TEST(Diff, TheWaterfallStepsFromAToBCausesFirst) {
   const OutputChange* tokens = change_of(d, "max_total_num_tokens");
   ASSERT_NE(tokens, nullptr);
   ASSERT_EQ(tokens->waterfall.size(), d.inputs.size());  // every change, once
-  EXPECT_EQ(tokens->waterfall.back().value, tokens->b);     // the steps land on B
+  EXPECT_EQ(tokens->waterfall.back().value, tokens->b);  // the steps land on B
   // The three-way interaction's members come first; the scheduling policy moves nothing.
   EXPECT_EQ(d.inputs[tokens->waterfall.back().change].subject, "--schedule-policy");
   EXPECT_EQ(tokens->waterfall[2].value, tokens->b);
