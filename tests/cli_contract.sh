@@ -77,6 +77,19 @@ expect_usage_error "bisect: good equal to bad" "--good and --bad are the same fl
   --launch "$twin_tmpl" --good "--enable-metrics" --bad "--enable-metrics" --metric max_running_requests --out "$tmp/bisect"
 expect_usage_error "bisect: unknown bench option" "--bench: unknown option '--concurrency'" -- bisect \
   --launch "$twin_tmpl" --vary --enable-metrics --metric output_throughput@c=4 --bench "--concurrency 8" --out "$tmp/bisect"
+# The launcher's options come first, each one line naming the fix.
+expect_usage_error "bisect: --slurm-* without the launcher" "the --slurm-* options need --launcher slurm" -- bisect \
+  --launch "$twin_tmpl" --vary --enable-metrics --metric max_running_requests --slurm-gpus 2 --out "$tmp/bisect"
+expect_usage_error "bisect: unknown launcher" "--launcher pbs: use local, slurm or k8s" -- bisect \
+  --launch "$twin_tmpl" --vary --enable-metrics --metric max_running_requests --launcher pbs --out "$tmp/bisect"
+expect_usage_error "bisect: missing slurm config" "--slurm-config $tmp/none.yaml: no such file" -- bisect \
+  --launch "$twin_tmpl" --vary --enable-metrics --metric max_running_requests --launcher slurm \
+  --slurm-config "$tmp/none.yaml" --out "$tmp/bisect"
+expect_usage_error "bisect: bad queue timeout" "--queue-timeout soon: give a duration" -- bisect \
+  --launch "$twin_tmpl" --vary --enable-metrics --metric max_running_requests --launcher slurm \
+  --queue-timeout soon --out "$tmp/bisect"
+expect_usage_error "bench: --slurm to a loopback URL" "which is no node" -- bench \
+  --url http://127.0.0.1:1 --concurrency 1 --slurm
 [ ! -e "$tmp/bisect" ] || fail "bisect made its --out folder before rejecting its input"
 
 : >"$tmp/empty.log"

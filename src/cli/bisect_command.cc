@@ -137,6 +137,10 @@ ExitStatus run_bisect(const CommandArgs& args) {
     return *exit;
   if (args.had_separator)
     return usage_error("bisect: the command goes in --launch, not after --");
+  // The launcher's options are checked first: a wrong cluster setting is the first thing to say.
+  auto launcher = make_launcher(launcher_cli, out + "/.launcher");
+  if (!launcher)
+    return usage_error(launcher.message());
 
   // Everything is checked before the first launch.
   auto tmpl = LaunchTemplate::parse(launch, shell);
@@ -297,9 +301,6 @@ ExitStatus run_bisect(const CommandArgs& args) {
   ro.scrape_paths = scrape;
   ro.bench = bench_probe.get();
 
-  auto launcher = make_launcher(launcher_cli, out + "/.launcher");
-  if (!launcher)
-    return usage_error(launcher.message());
   ProcessHost& host = **launcher;
   ExperimentRunner runner(host, ro, &g_interrupted);
   if (Status st = runner.validate(); !st)

@@ -13,6 +13,11 @@
 namespace servescope {
 
 Status read_slurm_config(const std::string& path, SlurmOptions& o) {
+  if (!std::filesystem::is_regular_file(path))
+    return fail(
+        fmt::format("--slurm-config {}: no such file; give a YAML file such as "
+                    "'partition: gpu' / 'gpus: 4'",
+                    path));
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
