@@ -1,6 +1,6 @@
-// The real SGLang logs of ../shared/corpus through `logs`: every full log parses with no
-// unknown capacity line and the facts its text states; every SGLang case excerpt parses, and
-// what the case records as logged matches the facts.
+// The real SGLang logs of the corpus at $SERVESCOPE_CORPUS through `logs`: every full log parses
+// with no unknown capacity line and the facts its text states; every SGLang case excerpt parses,
+// and what the case records as logged matches the facts.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,4 +1,4 @@
-// Golden tests on the real-log corpus: every SGLang case of ../shared/corpus/cases.jsonl with
+// Golden tests on the real-log corpus: every SGLang case of $SERVESCOPE_CORPUS/cases.jsonl with
 // logged free memory (before and after the weight load) and at least one capacity figure goes
 // through `check` from its raw_log text. max_total_num_tokens and max_running_requests must
 // lie inside the interval the 0.01 GB rounding of the logged memory allows (exactly where it

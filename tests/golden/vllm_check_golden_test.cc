@@ -1,8 +1,8 @@
-// Golden test of `servescope check` on the real vLLM logs of ../shared/corpus: every run of the
-// v0.19.0 H100 sweep (vllm-llm-d-sweep-v0.19.0.jsonl) and every vLLM case of cases.jsonl goes
-// through the check path itself (read_log_text → the engine's scenario_from_log → plan over
-// the rounding box → comparison), as `servescope check LOG` does. For each checkable run, the
-// five capacity figures the log prints — gpu_kv_cache_size_tokens, maximum_concurrency,
+// Golden test of `servescope check` on the real vLLM logs of the corpus at $SERVESCOPE_CORPUS:
+// every run of the v0.19.0 H100 sweep (vllm-llm-d-sweep-v0.19.0.jsonl) and every vLLM case of
+// cases.jsonl goes through the check path itself (read_log_text → the engine's scenario_from_log →
+// plan over the rounding box → comparison), as `servescope check LOG` does. For each checkable run,
+// the five capacity figures the log prints — gpu_kv_cache_size_tokens, maximum_concurrency,
 // num_gpu_blocks, max_num_seqs, max_num_batched_tokens — must be compared (with the value the
 // corpus recorded from the same line) and must match inside the rounding interval.
 //

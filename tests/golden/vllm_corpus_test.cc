@@ -1,9 +1,9 @@
-// Golden tests on the real vLLM logs of ../shared/corpus: the 59 runs of the v0.19.0 H100 sweep
-// (vllm-llm-d-sweep-v0.19.0.jsonl) and the vLLM cases of cases.jsonl. Each run's logged memory
-// figures are fed to the plan as calibration, and the predicted "GPU KV cache size", "Maximum
-// concurrency", num_gpu_blocks (the DEBUG cache_config_info line) and "Available KV cache memory"
-// must match the log inside the interval the rounding of the logged figures allows. The plan is
-// monotone in the KV memory, so the interval is the plan at the two rounding bounds:
+// Golden tests on the real vLLM logs of the corpus at $SERVESCOPE_CORPUS: the 59 runs of the
+// v0.19.0 H100 sweep (vllm-llm-d-sweep-v0.19.0.jsonl) and the vLLM cases of cases.jsonl. Each run's
+// logged memory figures are fed to the plan as calibration, and the predicted "GPU KV cache size",
+// "Maximum concurrency", num_gpu_blocks (the DEBUG cache_config_info line) and "Available KV cache
+// memory" must match the log inside the interval the rounding of the logged figures allows. The
+// plan is monotone in the KV memory, so the interval is the plan at the two rounding bounds:
 //   from the profile:  T ± r, W ∓ r, A ∓ r, N ∓ r  (r = half the last printed digit)
 //   from the KV line:  "Available KV cache memory" ± r
 // Where the two bounds give the same number, the log must equal it exactly. max_num_seqs,

@@ -1,6 +1,6 @@
 // `servescope logs` on a vLLM log: the startup excerpt of a v0.19.0 sweep run (Qwen3-8B on an
-// H100, ../shared/corpus) followed by periodic stats lines in the shape vLLM issue 43295
-// published (the corpus has none): the text report shows the capacity lines and the timeline
+// H100, the corpus at $SERVESCOPE_CORPUS) followed by periodic stats lines in the shape vLLM issue
+// 43295 published (the corpus has none): the text report shows the capacity lines and the timeline
 // the stats lines make, and the JSON document carries the same summary and timeline with the
 // seconds between lines read from vLLM's yearless "MM-DD HH:MM:SS" timestamps.
 #include <gtest/gtest.h>

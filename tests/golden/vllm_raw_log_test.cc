@@ -1,4 +1,4 @@
-// The vLLM log grammar on a whole log of the corpus (../shared/corpus/raw): the engine config
+// The vLLM log grammar on a whole log of the corpus ($SERVESCOPE_CORPUS/raw): the engine config
 // dump's capture sizes and both workers' memory lines.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
-// The vLLM runs of ../shared/corpus in the llm-d sweep's schema: reading the files, the command a
-// run's "non-default args" dict describes, and the stand-in configs for checkpoints not bundled.
+// The vLLM runs of the corpus at $SERVESCOPE_CORPUS in the llm-d sweep's schema: reading the files,
+// the command a run's "non-default args" dict describes, and the stand-in configs for checkpoints
+// not bundled.
 #pragma once
 
 #include <fstream>

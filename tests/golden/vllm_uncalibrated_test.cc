@@ -1,8 +1,8 @@
 // How far an uncalibrated vLLM prediction is from the logged truth: each checkable run of the
-// v0.19.0 H100 sweep (../shared/corpus) planned from its command alone (no log figures), its KV
-// memory and token count against the log, and each non-KV term against the term the log states.
-// The README quotes this test's table; the bounds below are what the README promises, so a rule
-// change that makes the estimate worse fails here.
+// v0.19.0 H100 sweep (the corpus at $SERVESCOPE_CORPUS) planned from its command alone (no log
+// figures), its KV memory and token count against the log, and each non-KV term against the term
+// the log states. The README quotes this test's table; the bounds below are what the README
+// promises, so a rule change that makes the estimate worse fails here.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
