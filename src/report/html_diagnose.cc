@@ -16,11 +16,6 @@ using nlohmann::json;
 // The most rows a table of timeline points shows (the charts carry every point).
 constexpr std::size_t kMaxPointRows = 500;
 
-std::string str(const json& doc, const char* key) {
-  return doc.is_object() && doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
-                                                                      : "";
-}
-
 std::string esc_text(const json& v) {
   return html_escape(json_text(v));
 }

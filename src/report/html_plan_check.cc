@@ -15,10 +15,6 @@ std::string esc_text(const json& v) {
   return html_escape(json_text(v));
 }
 
-std::string str(const json& doc, const char* key) {
-  return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>() : "";
-}
-
 std::string engine_line(const json& engine) {
   if (!engine.is_object())
     return "";

@@ -11,30 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string str(const json& doc, const char* key) {
-  return doc.is_object() && doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
-                                                                      : "";
-}
-
-std::string joined(const json& list, const char* sep) {
-  std::string out;
-  if (!list.is_array())
-    return out;
-  for (const json& v : list)
-    out += (out.empty() ? "" : sep) + json_text(v);
-  return out;
-}
-
-double stat(const json& point, const char* metric, const char* key) {
-  if (!point.contains(metric) || !point[metric].is_object())
-    return std::numeric_limits<double>::quiet_NaN();
-  return json_number(point[metric].value(key, json()), std::numeric_limits<double>::quiet_NaN());
-}
-
-std::string cell(double v, int digits) {
-  return std::isfinite(v) ? number_text(v, digits) : "—";
-}
-
 std::string pct3(const json& p, const char* metric, int digits) {
   return cell(stat(p, metric, "p50"), digits) + " / " + cell(stat(p, metric, "p90"), digits) +
          " / " + cell(stat(p, metric, "p99"), digits);

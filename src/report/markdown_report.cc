@@ -13,11 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string str(const json& doc, const char* key) {
-  return doc.is_object() && doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
-                                                                      : "";
-}
-
 /// A table cell: no newline, pipes escaped.
 std::string md(std::string text) {
   std::string out;
@@ -54,15 +49,6 @@ std::string table(const std::vector<std::string>& header,
     out += "\n";
   }
   return out + "\n";
-}
-
-std::string joined(const json& list, const char* sep) {
-  std::string out;
-  if (!list.is_array())
-    return out;
-  for (const json& v : list)
-    out += (out.empty() ? "" : sep) + json_text(v);
-  return out;
 }
 
 std::string engine_line(const json& engine) {
@@ -287,16 +273,6 @@ std::string diff_md(const json& diff) {
     out += "\n";
   }
   return out;
-}
-
-double stat(const json& p, const char* metric, const char* key) {
-  if (!p.contains(metric) || !p[metric].is_object())
-    return std::numeric_limits<double>::quiet_NaN();
-  return json_number(p[metric].value(key, json()), std::numeric_limits<double>::quiet_NaN());
-}
-
-std::string cell(double v, int digits) {
-  return std::isfinite(v) ? number_text(v, digits) : "—";
 }
 
 std::string bench_md(const json& bench) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "core/text.h"
@@ -96,6 +97,31 @@ std::string number_text(double v, int digits) {
 
 double json_number(const nlohmann::json& v, double fallback) {
   return v.is_number() ? v.get<double>() : fallback;
+}
+
+std::string str(const nlohmann::json& doc, const char* key) {
+  return doc.is_object() && doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
+                                                                      : "";
+}
+
+std::string joined(const nlohmann::json& list, const char* sep) {
+  std::string out;
+  if (!list.is_array())
+    return out;
+  for (const nlohmann::json& v : list)
+    out += (out.empty() ? "" : sep) + json_text(v);
+  return out;
+}
+
+double stat(const nlohmann::json& point, const char* metric, const char* key) {
+  if (!point.contains(metric) || !point[metric].is_object())
+    return std::numeric_limits<double>::quiet_NaN();
+  return json_number(point[metric].value(key, nlohmann::json()),
+                     std::numeric_limits<double>::quiet_NaN());
+}
+
+std::string cell(double v, int digits) {
+  return std::isfinite(v) ? number_text(v, digits) : "—";
 }
 
 std::string json_text(const nlohmann::json& v) {

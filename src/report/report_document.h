@@ -30,6 +30,14 @@ std::string json_text(const nlohmann::json& v);
 std::string number_text(double v, int digits);
 /// The number in `v`, or `fallback` when it is not a number.
 double json_number(const nlohmann::json& v, double fallback = 0.0);
+/// The string at `doc[key]`, or "" when `doc` is no object or the value no string.
+std::string str(const nlohmann::json& doc, const char* key);
+/// The items of a JSON list as people read them (json_text), joined by `sep`; "" for no list.
+std::string joined(const nlohmann::json& list, const char* sep);
+/// A bench point's statistic `point[metric][key]` ("ttft_ms", "p99"), NaN when absent.
+double stat(const nlohmann::json& point, const char* metric, const char* key);
+/// number_text for a table cell: "—" for NaN or infinity.
+std::string cell(double v, int digits);
 
 /// One row of a plan's "memory" list, placed in the stacked bar: the rows that are the sum of
 /// the rows after them are totals (a bracket over their parts); the others are stacked.
