@@ -71,13 +71,11 @@ ExitStatus run_explain(const CommandArgs& args) {
     std::cout << render_explain_tree(plan->graph, id, explain_options) << "\n";
   // The rules the engine applies only because the GPU shares its memory with the CPU: they
   // change what the memory figures above mean, so explain names them beside the trees.
-  if (built->scenario.hardware.gpu.integrated) {
+  if (const auto shared = plan->unified_memory_findings(); !shared.empty()) {
     std::cout << fmt::format("Because {} is integrated (unified memory):\n",
                              built->scenario.hardware.gpu.smi_name);
-    for (const Finding& f : plan->findings) {
-      if (f.code == "unified-memory" || f.code.rfind("integrated-", 0) == 0)
-        std::cout << fmt::format("  {} [{}]: {}\n", f.code, f.rule, f.message);
-    }
+    for (const Finding* f : shared)
+      std::cout << fmt::format("  {} [{}]: {}\n", f->code, f->rule, f->message);
   }
   return ExitStatus::kOk;
 }

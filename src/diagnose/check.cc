@@ -439,14 +439,10 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   }
   // The rules the engine applies only because the GPU shares its memory with the CPU: they
   // decide what the log's memory figures mean, so check names them.
-  if (out.scenario.hardware.gpu.integrated) {
-    for (const Finding& f : out.plan.findings) {
-      if (f.code == "unified-memory" || f.code.rfind("integrated-", 0) == 0)
-        out.notes.push_back(fmt::format("{} is integrated: {} [{}]: {}",
-                                        out.scenario.hardware.gpu.smi_name, f.code, f.rule,
-                                        f.message));
-    }
-  }
+  for (const Finding* f : out.plan.unified_memory_findings())
+    out.notes.push_back(fmt::format("{} is integrated: {} [{}]: {}",
+                                    out.scenario.hardware.gpu.smi_name, f->code, f->rule,
+                                    f->message));
   std::vector<Fact> all = facts.all();
   if (!options.command.empty()) {
     // The given command joins the facts as the log's own launch line would.

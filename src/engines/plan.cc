@@ -26,4 +26,13 @@ bool Plan::has_error() const {
                      [](const Finding& f) { return f.severity == Severity::kError; });
 }
 
+std::vector<const Finding*> Plan::unified_memory_findings() const {
+  std::vector<const Finding*> out;
+  for (const Finding& f : findings) {
+    if (f.code == "unified-memory" || f.code.rfind("integrated-", 0) == 0)
+      out.push_back(&f);
+  }
+  return out;
+}
+
 }  // namespace servescope

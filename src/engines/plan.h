@@ -88,6 +88,9 @@ struct Plan {
   const Value& output(std::string_view id) const { return graph.value(id); }
   bool has_output(std::string_view id) const;
   bool has_error() const;
+  /// The findings of rules applied only because the GPU shares its memory with the CPU
+  /// ("unified-memory", "integrated-…"): explain and check name them beside the figures.
+  std::vector<const Finding*> unified_memory_findings() const;
 };
 
 }  // namespace servescope
