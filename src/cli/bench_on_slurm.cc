@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 
 namespace servescope {
@@ -84,9 +85,10 @@ ExitStatus run_bench_on_slurm(const std::vector<std::string>& argv) {
   if (pid < 0)
     return ExitStatus::kUsage;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  pid_t waited;
+  while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
-  if (!WIFEXITED(status))
+  if (waited != pid || !WIFEXITED(status))
     return ExitStatus::kUsage;
   return static_cast<ExitStatus>(WEXITSTATUS(status));
 }
