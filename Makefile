@@ -76,9 +76,11 @@ clean:
 # tables data/<engine>/flags-VERSION.tsv and pypi-releases.csv, regenerated from the wheels.
 #   make flags [FLAGS_ENGINES="sglang vllm"] [VERSIONS="0.5.18 0.5.23"]
 #   make engine-diff [ENGINE=sglang] A=0.5.18 B=0.5.23
+#   make wheel-grep ENGINE=vllm RE='is_integrated_gpu' FILES='utils/mem_utils.py' [FROM=0.11.0]
 FLAGS_ENGINES ?= sglang vllm
 ENGINE ?= sglang
-.PHONY: flags engine-diff
+WHEELS_VENV := tools/engine-sync/.venv-wheels
+.PHONY: flags engine-diff wheel-grep
 flags:
 	@set -e; for e in $(FLAGS_ENGINES); do \
 	  [ ! -f tools/engine-sync/requirements-$$e.txt ] || tools/engine-sync/setup_venv.sh $$e; \
@@ -89,6 +91,15 @@ flags:
 
 engine-diff:
 	@python3 tools/engine-sync/engine_diff.py $(ENGINE) $(A) $(B)
+
+$(WHEELS_VENV)/.complete: tools/engine-sync/requirements-wheels.txt
+	@rm -rf $(WHEELS_VENV) && python3 -m venv $(WHEELS_VENV)
+	@$(WHEELS_VENV)/bin/pip install -q --no-deps -r $<
+	@touch $@
+
+wheel-grep: $(WHEELS_VENV)/.complete
+	@$(WHEELS_VENV)/bin/python tools/engine-sync/wheel_grep.py $(ENGINE) '$(RE)' $(FILES) \
+	  $(if $(FROM),--from $(FROM)) $(if $(TO),--to $(TO))
 
 # SGLang ServerArgs oracle (tools/engine-sync/oracle.py, in .venv-sglang): each release's own
 # server-argument resolution on generated scenarios with the GPU faked -> tests/oracle/sglang-VERSION.jsonl

@@ -2,11 +2,12 @@
 // in public threads, each beside a .source naming the thread, the hardware, the engine version
 // and the command as the thread gives them. A log marked "checked" goes through `check` (the
 // log alone, the GPU the thread names, the thread's command when the log does not print its own,
-// a bundled stand-in model when the figures compared read no model field): every figure it
-// compares must match and the unified-memory rules must be
-// named. A log marked "gap" stays listed with the reason it cannot be checked, and the test
-// holds that reason (a model the repository does not bundle, a command the thread does not
-// give, or an engine rule servescope does not follow yet, named with the figures it moves).
+// a bundled stand-in model when the figures compared read no model field, or the model's
+// config.json under tests/gb10/models when the .source names one): every figure it compares
+// must match, at least three logs per engine, and the unified-memory rules must be named. A log
+// marked "gap" stays listed with the reason it cannot be checked, and the test holds that reason (a
+// model the repository does not bundle, a command the thread does not give, or an engine rule
+// servescope does not follow yet, named with the figures it moves).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -78,6 +79,18 @@ const std::map<std::string, std::vector<std::string>> kCommands = {
     {"vllm-1",
      {"vllm", "serve", "Qwen/Qwen3-8B", "--gpu-memory-utilization", "0.87",
       "--tensor-parallel-size", "2", "--nnodes", "2"}},
+    // The thread's settings (docs/SGLANG_ON_DGX_SPARK.md): FlashInfer, mem_fraction_static 0.40,
+    // BF16 or FP8 KV; the dump in each log gives the rest.
+    {"sglang-1",
+     {"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-1.5B-Instruct",
+      "--attention-backend", "flashinfer", "--mem-fraction-static", "0.4"}},
+    {"sglang-2",
+     {"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-1.5B-Instruct",
+      "--attention-backend", "flashinfer", "--mem-fraction-static", "0.4", "--kv-cache-dtype",
+      "fp8_e4m3"}},
+    {"sglang-3",
+     {"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-1.5B-Instruct",
+      "--attention-backend", "flashinfer", "--mem-fraction-static", "0.4"}},
 };
 
 // A log that prints its own launch settings (vLLM's non-default args, SGLang's server_args) is
@@ -86,8 +99,12 @@ bool command_from_the_log(const PublishedLog& log) {
   return field(log, "command").rfind("from the log", 0) == 0;
 }
 
+std::string engine_of(const PublishedLog& log) {
+  return log.name.substr(0, log.name.find('-'));
+}
+
 Result<CheckResult> check_published(const PublishedLog& log) {
-  const std::string engine_name = log.name.substr(0, log.name.find('-'));
+  const std::string engine_name = engine_of(log);
   auto engine = find_engine(engine_name);
   if (!engine)
     return engine.error();
@@ -101,6 +118,9 @@ Result<CheckResult> check_published(const PublishedLog& log) {
   o.gpu = "gb10";  // every thread here ran on DGX Spark; the excerpts do not name the GPU
   if (auto it = kCommands.find(log.name); it != kCommands.end())
     o.command = it->second;
+  // "config: models/ORG--NAME": the model's config.json, for a model the catalog does not bundle.
+  if (const std::string config = field(log, "config"); !config.empty())
+    o.model = (kDir.parent_path() / config).string();
   return check_log(*facts, o);
 }
 
@@ -122,12 +142,12 @@ TEST(Gb10Logs, EveryLogNamesItsSourceAndIsCheckedOrAListedGap) {
 }
 
 TEST(Gb10Logs, CheckMatchesEveryFigureItComparesAndNamesTheUnifiedMemoryRule) {
-  int checked = 0;
+  std::map<std::string, int> checked;
   for (const PublishedLog& log : published_logs()) {
     if (field(log, "status") != "checked")
       continue;
     SCOPED_TRACE(log.name);
-    ++checked;
+    ++checked[engine_of(log)];
     auto result = check_published(log);
     ASSERT_TRUE(result) << result.message();
     EXPECT_EQ(result->scenario.hardware.gpu.key, "gb10");
@@ -143,12 +163,69 @@ TEST(Gb10Logs, CheckMatchesEveryFigureItComparesAndNamesTheUnifiedMemoryRule) {
       EXPECT_TRUE(compared.count(std::string(trim(f)))) << f << " was not compared";
     EXPECT_TRUE(has_finding(result->plan, "unified-memory"));
     // check's own output names the rule (its notes are printed above the figures).
-    const bool named = std::any_of(result->notes.begin(), result->notes.end(), [](auto& n) {
-      return n.find("NVIDIA GB10 is integrated: unified-memory [V2.1]") != std::string::npos;
+    const std::string rule = engine_of(log) == "vllm" ? "[V2.1]" : "[R3.1]";
+    const bool named = std::any_of(result->notes.begin(), result->notes.end(), [&](auto& n) {
+      return n.find("NVIDIA GB10 is integrated: unified-memory " + rule) != std::string::npos;
     });
     EXPECT_TRUE(named);
   }
-  EXPECT_GE(checked, 3);  // vllm-1 (the startup gate), vllm-4 and vllm-6 (whole boots)
+  EXPECT_GE(checked["vllm"], 3);    // vllm-1 (the startup gate), vllm-4 and vllm-6 (whole boots)
+  EXPECT_GE(checked["sglang"], 3);  // three boots of Qwen2.5-1.5B: BF16 and FP8 KV
+}
+
+// On GB10 SGLang reads P and A from psutil at other moments than its 'Load weight' lines print
+// theirs (R3.1), with host memory taken in between: the pool the logged readings give is the
+// most it can be. check compares it as a bound — which a pool above it still fails.
+TEST(Gb10Logs, SglangPoolsAreBoundedByTheLoggedReadingsAndAPoolAboveFails) {
+  for (const PublishedLog& log : published_logs()) {
+    if (log.name != "sglang-1")
+      continue;
+    auto result = check_published(log);
+    ASSERT_TRUE(result) << result.message();
+    const auto pool = std::find_if(result->comparisons.begin(), result->comparisons.end(),
+                                   [](auto& c) { return c.field == "max_total_num_tokens"; });
+    ASSERT_NE(pool, result->comparisons.end());
+    EXPECT_TRUE(pool->bound);
+    EXPECT_TRUE(pool->match);
+    EXPECT_NE(pool->note.find("reads P and A from psutil"), std::string::npos) << pool->note;
+    // The same boot with a pool 40,000 tokens larger than the readings allow.
+    PublishedLog doctored = log;
+    for (std::string::size_type at = 0;
+         (at = doctored.text.find("1557709", at)) != std::string::npos;)
+      doctored.text.replace(at, 7, "1597709");
+    auto wrong = check_published(doctored);
+    ASSERT_TRUE(wrong) << wrong.message();
+    const auto over = std::find_if(wrong->comparisons.begin(), wrong->comparisons.end(),
+                                   [](auto& c) { return c.field == "max_total_num_tokens"; });
+    ASSERT_NE(over, wrong->comparisons.end());
+    EXPECT_TRUE(over->bound);
+    EXPECT_FALSE(over->match);
+    return;
+  }
+  FAIL() << "sglang-1 is missing";
+}
+
+// A discrete GPU's readings are the engine's own: the same kind of log is compared exactly.
+TEST(Gb10Logs, OnADiscreteGpuTheSglangPoolIsComparedExactly) {
+  for (const PublishedLog& log : published_logs()) {
+    if (log.name != "sglang-1")
+      continue;
+    LogReadOptions read;
+    read.engine = *find_engine("sglang");
+    auto facts = read_log_text(log.text, log.name, read);
+    ASSERT_TRUE(facts) << facts.message();
+    CheckOptions o;
+    o.engine = "sglang";
+    o.gpu = "rtx-pro-6000";
+    o.command = kCommands.at("sglang-1");
+    o.model = (kDir.parent_path() / field(log, "config")).string();
+    auto result = check_log(*facts, o);
+    ASSERT_TRUE(result) << result.message();
+    for (const Comparison& c : result->comparisons)
+      EXPECT_FALSE(c.bound) << c.field;
+    return;
+  }
+  FAIL() << "sglang-1 is missing";
 }
 
 // `explain` on GB10 prints, beside the trees, the rules that apply because the GPU is

@@ -18,8 +18,9 @@ TEST(UnifiedMemory, BothEnginesSayTheyReadTheSystemsAvailableMemoryOnGb10) {
   }
 }
 
-// Both engines key the psutil reading on the SM (8.7, 11.0, 12.1), not on shared memory in
-// general: an MI300A shares its memory too, yet ROCm's free memory is read as on any GPU.
+// Both engines read psutil on Orin, Thor and Spark (by SM, then by torch's is_integrated: see
+// unified_memory_releases_test.cc); an MI300A shares its memory too, yet neither rule is
+// applied on ROCm.
 TEST(UnifiedMemory, TheEnginesReadPsutilOnOrinThorAndSparkButNotOnAnMi300a) {
   for (const char* command :
        {"vllm serve Qwen/Qwen3-8B", "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"}) {
@@ -32,23 +33,6 @@ TEST(UnifiedMemory, TheEnginesReadPsutilOnOrinThorAndSparkButNotOnAnMi300a) {
     PlanRequest mi300a{command, "mi300a"};
     EXPECT_FALSE(has_finding(plan_of(mi300a), "unified-memory"));
   }
-}
-
-// SGLang's psutil reading is first in release 0.5.4 (not in 0.5.3.post3, by the wheels): an
-// older SGLang reads cudaMemGetInfo's free memory, the kernel's MemFree, on a GB10 too.
-TEST(UnifiedMemory, SglangReadsPsutilFromRelease054On) {
-  auto message = [](const std::string& engine) {
-    PlanRequest r{"python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "gb10"};
-    r.engine = engine;
-    for (const Finding& f : plan_of(r).findings)
-      if (f.code == "unified-memory")
-        return f.message;
-    return std::string();
-  };
-  const std::string before = message("sglang@0.5.3"), after = message("sglang@0.5.4");
-  EXPECT_NE(before.find("cudaMemGetInfo"), std::string::npos) << before;
-  EXPECT_EQ(before.find("psutil"), std::string::npos) << before;
-  EXPECT_NE(after.find("psutil"), std::string::npos) << after;
 }
 
 TEST(UnifiedMemory, TheGb10IsKnownByTheNameNvidiaSmiPrints) {

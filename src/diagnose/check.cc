@@ -60,6 +60,11 @@ bool depends_on(const Plan& plan, const std::string& output, std::string_view le
 }
 
 void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparison& c) {
+  const auto plan_bound = plans.nominal.upper_bounds.find(f.output);
+  const std::string bounded_above = !f.bounded_above.empty() ? f.bounded_above
+                                    : plan_bound != plans.nominal.upper_bounds.end()
+                                        ? plan_bound->second
+                                        : std::string();
   c.field = f.output;
   c.logged = f.value;
   c.log_line = f.line;
@@ -116,11 +121,11 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     // A fraction is printed to a few decimals in the dump: compare to 1e-6 relative.
     const double tol = (n->value.is_double() ? 1e-6 * std::max(1.0, std::fabs(logged)) : 0.0) +
                        f.printed_half_step;
-    if (!f.bounded_above.empty()) {
+    if (!bounded_above.empty()) {
       c.bound = true;
       c.match = logged <= hi + tol;
       c.note = fmt::format("{}: logged {} ≤ {}, the most the log's memory figures allow",
-                           f.bounded_above, logged, hi);
+                           bounded_above, logged, hi);
       return;
     }
     c.match = logged >= lo - tol && logged <= hi + tol;

@@ -2,6 +2,7 @@
 // budget, the capacity outputs, findings, and the derivation graph behind every number.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,10 @@ struct Plan {
   CapacityAccount account;    // the KV arithmetic in the shared vocabulary
   bool starts = true;         // false: the engine would fail at startup
   std::string startup_error;  // the engine's error line when it would fail
+  // Outputs this plan can only bound from above, and why: the figures it was calibrated from
+  // were logged at other moments than the engine read them, in a known direction (check
+  // compares such an output as logged ≤ predicted).
+  std::map<std::string, std::string> upper_bounds;
 
   const Value& output(std::string_view id) const { return graph.value(id); }
   bool has_output(std::string_view id) const;

@@ -34,7 +34,7 @@ void resolve_memory_budget(PlanContext& ctx) {
     p = *cal.free_before_load_gib;
     g.input("free_before_load_gib", p, "GiB", Origin::kCalibration, cal.source,
             "P: free memory before the weights load (\"Load weight begin. avail mem\").");
-  } else if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
+  } else if (is_integrated_cuda_device(ctx.scenario.hardware.gpu)) {
     // R3.1 on a unified-memory GPU P is the system's available memory (below): the OS and its
     // services hold part of it. The least a published DGX Spark startup left out of 121.69 GiB
     // is 7.15 GiB (vLLM's snapshot of the same psutil figure, 114.54 free, an idle Spark).
@@ -55,29 +55,54 @@ void resolve_memory_budget(PlanContext& ctx) {
             "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.");
     plan.estimated.push_back("free_before_load");
   }
-  // R3.1 on a GPU that uses system memory as device memory (Orin, Thor, GB10: by SM, see
-  // engines/shared_sysmem.h): cudaMemGetInfo's free leaves the page cache out, so SGLang reads
-  // the system's available memory instead (utils/common.py::get_available_gpu_memory; first in
-  // release 0.5.4, before it cudaMemGetInfo's free).
-  if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
+  // R3.1 on a GPU that uses system memory as device memory (engines/shared_sysmem.h):
+  // cudaMemGetInfo's free leaves the page cache out, so SGLang reads the system's available
+  // memory instead (utils/common.py::get_available_gpu_memory): by SM from release 0.5.4, by
+  // torch's is_integrated from 0.5.9; before 0.5.4 cudaMemGetInfo's free.
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  if (is_integrated_cuda_device(gpu)) {
+    const SystemMemoryAsFree rule = ctx.rules.system_memory_as_free;
+    const bool psutil = reads_system_memory_as_free(rule, gpu);
     const std::string reading =
-        ctx.rules.shared_sysmem_psutil
-            ? "SGLang takes free memory as the system's available memory (psutil: page cache "
-              "counts as free), so the OS, the page cache it cannot drop and every other "
-              "process on the machine come out of P and of the KV pool"
-            : "this SGLang (before 0.5.4) takes free memory from cudaMemGetInfo, which on this "
-              "device is the kernel's MemFree: the page cache counts as used, so a model file "
-              "just read or downloaded shrinks P and the KV pool until the cache is dropped";
-    ctx.finding(Severity::kInfo, "unified-memory", {},
-                fmt::format("{} shares its memory with the CPU: {}; --mem-fraction-static "
-                            "applies to that P, not to the device's total, and what other "
-                            "tenants take between the weight load and the pool's allocation is "
-                            "lost to the pool. Give --free-before-load as the {} with the "
-                            "machine as it will serve.",
-                            ctx.scenario.hardware.gpu.smi_name, reading,
-                            ctx.rules.shared_sysmem_psutil ? "'available' column of `free -g`"
-                                                           : "'free' column of `free -g`"),
-                "R3.1", "python/sglang/srt/utils/common.py::get_available_gpu_memory");
+        !psutil ? "this SGLang (before 0.5.4) takes free memory from cudaMemGetInfo, which on "
+                  "this device is the kernel's MemFree: the page cache counts as used, so a "
+                  "model file just read or downloaded shrinks P and the KV pool until the cache "
+                  "is dropped"
+                : fmt::format(
+                      "SGLang takes free memory as the system's available memory "
+                      "({}; psutil: page cache counts as free), so the OS, the page "
+                      "cache it cannot drop and every other process on the machine come "
+                      "out of P and of the KV pool",
+                      rule == SystemMemoryAsFree::kSharedSysmemSms
+                          ? fmt::format("SM {}.{}, one of the three this release lists",
+                                        gpu.cc_major, gpu.cc_minor)
+                          : std::string("torch: is_integrated"));
+    ctx.finding(
+        Severity::kInfo, "unified-memory", {},
+        fmt::format("{} shares its memory with the CPU: {}; --mem-fraction-static "
+                    "applies to that P, not to the device's total, and what other "
+                    "tenants take between the weight load and the pool's allocation is "
+                    "lost to the pool. Give --free-before-load as the {} with the "
+                    "machine as it will serve.",
+                    gpu.smi_name, reading,
+                    psutil ? "'available' column of `free -g`" : "'free' column of `free -g`"),
+        "R3.1", "python/sglang/srt/utils/common.py::get_available_gpu_memory");
+    // R3.1/R3.2 with P and A from a log: SGLang reads P at the end of init_torch_distributed,
+    // before "Load weight begin" prints its own reading, and re-reads A in
+    // profile_max_num_token, after "Load weight end". On psutil's figure the host memory the
+    // process takes in between (the model-class imports: ~0.1 GiB in published Spark boots)
+    // lowers the logged readings, so P is at least the logged one and A at most: the pools
+    // computed from the log are the most the engine could have made.
+    const bool from_log = cal.source.rfind("log", 0) == 0;
+    if (psutil && from_log && cal.free_before_load_gib) {
+      const std::string why = fmt::format(
+          "on {} SGLang reads P and A from psutil before and after the 'Load weight' lines "
+          "print theirs, and host memory the process takes in between is not in the log "
+          "(R3.1)",
+          gpu.smi_name);
+      plan.upper_bounds["max_total_num_tokens"] = why;
+      plan.upper_bounds["max_mamba_cache_size"] = why;
+    }
   }
 
   // R3.2 A: free memory after the target and draft weights load.

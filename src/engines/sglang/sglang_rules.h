@@ -12,6 +12,7 @@
 
 #include "core/result.h"
 #include "engines/scenario.h"
+#include "engines/shared_sysmem.h"
 
 namespace servescope::sglang {
 
@@ -152,7 +153,9 @@ struct SglangRules {
   bool mla_prefill_max_bs_8192 = false;  // first in 0.5.23: MLA min(8192, chunked) (wheel diff)
 
   // R3.1
-  bool shared_sysmem_psutil = false;  // first in 0.5.4: psutil's available memory on SM 8.7/11/12.1
+  // Which GPUs' free memory is psutil's (engines/shared_sysmem.h): by SM from 0.5.4, torch's
+  // is_integrated from 0.5.9; dated by the wheels.
+  SystemMemoryAsFree system_memory_as_free = SystemMemoryAsFree::kNever;
 
   // R4
   bool page_alignment = false;        // 2025-03-12 (#4354)

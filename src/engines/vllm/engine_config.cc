@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/text.h"
+#include "engines/shared_sysmem.h"
 #include "engines/vllm/capacity_rules.h"
 #include "engines/vllm/cpu_platform.h"
 
@@ -146,12 +147,18 @@ BatchDefaults gpu_batch_defaults(PlanContext& ctx) {
   const GpuSpec& gpu = ctx.scenario.hardware.gpu;
   // V6.1 on an integrated NVIDIA GPU (GB10): current_platform.get_device_total_memory() asks
   // NVML, whose nvmlDeviceGetMemoryInfo answers NotSupported there (nvidia-smi's "Memory-Usage:
-  // Not Supported"); get_batch_defaults' bare `except` then takes device_memory = 0, so the
-  // defaults are the small-GPU ones whatever the memory (seen in a GB10 log, tests/gb10/logs).
-  const bool nvml_blind = gpu.integrated && !gpu.is_amd && !gpu.is_cpu;
+  // Not Supported"). Up to 0.32.0 get_batch_defaults' bare `except` then takes device_memory =
+  // 0, so the defaults are the small-GPU ones whatever the memory (seen in a GB10 log,
+  // tests/gb10/logs). From 0.33.0 the platform falls back to torch's total_memory and
+  // get_batch_defaults keeps SM 12.1 (GB10) on the small tier by name; other integrated GPUs
+  // (Jetson Thor) are tiered by that total.
+  const bool integrated = is_integrated_cuda_device(gpu);
+  const bool nvml_blind = integrated && !ctx.rules.nvml_total_fallback;
+  const bool is_gb10 = ctx.rules.nvml_total_fallback && !gpu.is_amd && !gpu.is_cpu &&
+                       gpu.cc_major == 12 && gpu.cc_minor == 1;
   const double cuda_total = device_total_gib(ctx);  // the node the tier reads, known either way
   const double total = nvml_blind ? 0.0 : cuda_total;
-  const bool big = total >= 70.0 && !contains(to_lower(gpu.smi_name), "a100");
+  const bool big = total >= 70.0 && !contains(to_lower(gpu.smi_name), "a100") && !is_gb10;
   // V17 (#51726): a first tier for devices of ≥ 160 GiB (NVML total).
   const bool huge = ctx.rules.tier_160gib && !nvml_blind && gpu.memory_mib >= 160 * 1024;
   g.add({"batch_defaults_tier",
@@ -170,6 +177,10 @@ BatchDefaults gpu_batch_defaults(PlanContext& ctx) {
              ? fmt::format("{} is integrated: NVML reports no memory total, so vLLM takes 0 and "
                            "vllm serve defaults to 2048 tokens and 256 sequences.",
                            gpu.smi_name)
+         : is_gb10
+             ? fmt::format("{} (SM 12.1): vLLM keeps GB10 on the small tier whatever its "
+                           "{:.2f} GiB, so vllm serve defaults to 2048 tokens and 256 sequences.",
+                           gpu.smi_name, total)
              : fmt::format("{} ({:.2f} GiB): below 70 GiB or an A100, vllm serve defaults to "
                            "2048 tokens and 256 sequences.",
                            gpu.smi_name, total),

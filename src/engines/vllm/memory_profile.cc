@@ -156,15 +156,20 @@ void resolve_memory_profile(PlanContext& ctx) {
     g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kCalibration,
             cal_source("--free-before-load"),
             "Free memory in the worker's init snapshot (after NCCL, before the weights).");
-  } else if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
+  } else if (is_integrated_cuda_device(ctx.scenario.hardware.gpu)) {
     free_at_start = total - kIntegratedHeldGib;
     g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kEstimate,
             fmt::format("estimate: T − {:.2f} GiB held by the OS and its services, the least a "
                         "published DGX Spark log shows (114.54 of 121.69 GiB free at startup); "
                         "every other process on the machine lowers it further",
                         kIntegratedHeldGib),
-            "Free memory at the init snapshot: on a unified-memory GPU the system's available "
-            "memory (V2.1), estimated; give --free-before-load as `free -g`'s 'available'.");
+            reads_system_memory_as_free(ctx.rules.system_memory_as_free, ctx.scenario.hardware.gpu)
+                ? "Free memory at the init snapshot: on a unified-memory GPU the system's "
+                  "available memory (V2.1), estimated; give --free-before-load as `free -g`'s "
+                  "'available'."
+                : "Free memory at the init snapshot: this release reads cudaMemGetInfo's free, "
+                  "the kernel's MemFree, so the page cache is out of it too (not estimated); "
+                  "give --free-before-load as `free -g`'s 'free'.");
   } else {
     const double used = a.tp * a.pp > 1 ? kPreSnapshotTpGib : kPreSnapshotTp1Gib;
     free_at_start = total - used;
@@ -172,20 +177,39 @@ void resolve_memory_profile(PlanContext& ctx) {
             fmt::format("estimate: T − {:.2f} GiB CUDA context and NCCL (v0.19.0 sweep)", used),
             "Free memory at the init snapshot, estimated; give --free-before-load.");
   }
-  // V2.1 on a GPU that uses system memory as device memory (Orin, Thor, GB10: by SM, see
-  // engines/shared_sysmem.h): the snapshot's free memory is the system's available memory
-  // (utils/mem_utils.py::MemorySnapshot.measure).
-  if (reads_system_memory_as_free(ctx.scenario.hardware.gpu)) {
+  // V2.1 on a GPU that uses system memory as device memory (engines/shared_sysmem.h): from
+  // 0.11.1 the snapshot's free memory is the system's available memory
+  // (utils/mem_utils.py::MemorySnapshot.measure); before, cudaMemGetInfo's, the kernel's MemFree.
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  const bool psutil_free = reads_system_memory_as_free(ctx.rules.system_memory_as_free, gpu);
+  if (is_integrated_cuda_device(gpu) && !psutil_free) {
     ctx.finding(
         Severity::kInfo, "unified-memory", {ctx.in.typed("gpu_memory_utilization")},
-        fmt::format("{} shares its memory with the CPU: vLLM reads free memory as the system's "
-                    "available memory (psutil; page cache counts as free), not cudaMemGetInfo, "
+        fmt::format("{} shares its memory with the CPU, and this release reads free memory as "
+                    "cudaMemGetInfo's (the kernel's MemFree: the page cache counts as used; "
+                    "psutil's available memory only from 0.11.1), then requests ceil(total × "
+                    "gpu_memory_utilization) of it at startup: model files read before the start "
+                    "can fail it until `sync; echo 3 > /proc/sys/vm/drop_caches`. Give "
+                    "--free-before-load as the 'free' column of `free -g`.",
+                    gpu.smi_name),
+        "V2.1", "vllm/worker/worker.py::Worker.determine_num_available_blocks");
+  }
+  if (psutil_free) {
+    const bool by_sm = ctx.rules.system_memory_as_free == SystemMemoryAsFree::kSharedSysmemSms;
+    ctx.finding(
+        Severity::kInfo, "unified-memory", {ctx.in.typed("gpu_memory_utilization")},
+        fmt::format("{} shares its memory with the CPU{}: vLLM reads free memory as the "
+                    "system's available memory (psutil; page cache counts as free), not "
+                    "cudaMemGetInfo, "
                     "and requests ceil(total × gpu_memory_utilization) of it at startup; the OS "
                     "and every other process share that memory, so what they hold or take "
                     "between the profile and the KV allocation fails the start or is lost to "
                     "the KV cache. Give --free-before-load as the 'available' column of `free "
                     "-g` with the machine as it will serve.",
-                    ctx.scenario.hardware.gpu.smi_name),
+                    gpu.smi_name,
+                    by_sm ? fmt::format(" (SM {}.{}, one of the three this release lists)",
+                                        gpu.cc_major, gpu.cc_minor)
+                          : std::string(" (torch: is_integrated)")),
         "V2.1", "vllm/utils/mem_utils.py::MemorySnapshot.measure");
     // Published Spark logs: 99.33 to 114.54 GiB of 121.69 free at startup. A request above an
     // idle head node's 110.37 GiB already fails on some machines as they come.

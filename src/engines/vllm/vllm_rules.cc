@@ -43,6 +43,8 @@ VllmRules oldest_rules() {
   r.hybrid_align_to_block_size = false;
   r.fit_leaves_null_block = false;
   r.in_flight_batches = false;
+  r.system_memory_as_free = SystemMemoryAsFree::kNever;
+  r.nvml_total_fallback = false;
   return r;
 }
 
@@ -52,6 +54,11 @@ const std::vector<ChangePoint> kChangePoints = {
     {"2025-10-24", "#26016",
      "default capture sizes step 16 from 256 (step 8 up to the largest before)",
      [](R& r) { r.capture_step16_from_256 = true; }},
+    // Dated by the first release whose wheel has it (tools/engine-sync/wheel_grep.py; the run
+    // is in data/integrated-gpu-rules.md): the release's cut, data/vllm/releases.csv.
+    {"2025-11-17", "release 0.11.1 (wheel grep; not in 0.11.0)",
+     "on SM 8.7/11.0/12.1 (Orin, Thor, Spark) free memory is psutil's available memory",
+     [](R& r) { r.system_memory_as_free = SystemMemoryAsFree::kSharedSysmemSms; }},
     {"2025-11-27", "#26847", "-O means optimization level O0–O3 (default O2)",
      [](R& r) { r.optimization_levels = true; }},
     {"2025-12-10", "#30330", "capture sizes up to min(max_num_seqs·(1+k)·2, 512)",
@@ -73,6 +80,10 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.hybrid_group_threshold = 1.5; }},
     {"2026-03-22", "#37755", "allreduce+RMSNorm fusion default on the SM 10.x family (10.3 too)",
      [](R& r) { r.fusion = FusionDefault::kSm90Or10xFamily; }},
+    // Dated by the first release whose wheel has it (see above).
+    {"2026-04-20", "#35356 (first in release 0.20.0; not in 0.19.1)",
+     "psutil's available memory on every GPU torch calls integrated, not by SM",
+     [](R& r) { r.system_memory_as_free = SystemMemoryAsFree::kIsIntegrated; }},
     {"2026-04-21", "#38284",
      "CUDA-graph memory subtracted by default; gpu_memory_utilization default 0.92",
      [](R& r) {
@@ -117,6 +128,10 @@ const std::vector<ChangePoint> kChangePoints = {
      "sliding-window and chunked-local groups keep every in-flight batch's tokens "
      "(VllmConfig.max_in_flight_tokens: 2 × max_num_batched_tokens with async scheduling)",
      [](R& r) { r.in_flight_batches = true; }},
+    {"2026-10-27", "release 0.33.0 (wheel grep; not in 0.32.0)",
+     "an integrated GPU's total falls back to torch's when NVML has none; GB10 keeps the small "
+     "batch defaults",
+     [](R& r) { r.nvml_total_fallback = true; }},
 };
 
 bool is_date(std::string_view s) {

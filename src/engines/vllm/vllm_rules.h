@@ -11,6 +11,7 @@
 
 #include "core/result.h"
 #include "engines/scenario.h"
+#include "engines/shared_sysmem.h"
 
 namespace servescope::vllm {
 
@@ -61,6 +62,12 @@ struct VllmRules {
   bool hybrid_align_to_block_size = true;     // first in 0.25.0 (wheel diff)
   bool fit_leaves_null_block = true;          // V19, 2026-08-17 (#52216)
   bool in_flight_batches = true;  // first in 0.30.0 (wheel diff): SW keeps every in-flight batch
+  // V2.1: which GPUs' free memory is psutil's (engines/shared_sysmem.h): by SM from 0.11.1,
+  // torch's is_integrated from 0.20.0 (#35356); dated by the wheels.
+  SystemMemoryAsFree system_memory_as_free = SystemMemoryAsFree::kIsIntegrated;
+  // First in 0.33.0 (wheel grep): NVML's NotSupported total on an integrated GPU falls back to
+  // torch's total_memory, and get_batch_defaults keeps GB10 (SM 12.1) on the small tier.
+  bool nvml_total_fallback = true;
 };
 
 /// One change on vLLM main, applied on top of the variant before it.
