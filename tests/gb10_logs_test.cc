@@ -340,5 +340,24 @@ TEST(Gb10Logs, TheListedGapsFailForTheReasonTheyName) {
   }
 }
 
+// A two-Spark boot (vllm-10): each node's log holds its own rank's figures, read as that rank's
+// (the worker tags Worker_TP0_EP0, Worker_TP1_EP1), not as one GPU's.
+TEST(Gb10Logs, EachNodesLogOfATwoSparkBootGivesItsOwnRanksFigures) {
+  LogReadOptions read;
+  read.engine = *find_engine("vllm");
+  const auto kv_of = [&](const std::string& file) {
+    auto facts = read_log_text(slurp(kDir / file), file, read);
+    EXPECT_TRUE(facts) << facts.message();
+    std::vector<std::pair<int, double>> out;
+    if (facts) {
+      for (const Fact* f : facts->all_of("kv_cache_memory"))
+        out.emplace_back(f->rank.tp, f->number("available_gib").value_or(-1));
+    }
+    return out;
+  };
+  EXPECT_EQ(kv_of("vllm-10.log"), (std::vector<std::pair<int, double>>{{0, 21.47}}));
+  EXPECT_EQ(kv_of("vllm-10.rank1"), (std::vector<std::pair<int, double>>{{1, 20.35}}));
+}
+
 }  // namespace
 }  // namespace servescope::testing
