@@ -29,6 +29,12 @@ TEST(UnifiedMemoryReleases, SglangReadsMemFreeThenPsutilBySmThenByIsIntegrated) 
   const std::string v053 = unified_memory_message(kSglang, "sglang@0.5.3");
   EXPECT_NE(v053.find("cudaMemGetInfo"), std::string::npos) << v053;
   EXPECT_EQ(v053.find("psutil"), std::string::npos) << v053;
+  // The estimate of P says which figure this release reads.
+  PlanRequest old{kSglang, "gb10"};
+  old.engine = "sglang@0.5.3";
+  const Node* p = plan_of(old).graph.find("free_before_load_gib");
+  ASSERT_NE(p, nullptr);
+  EXPECT_NE(p->why.find("MemFree"), std::string::npos) << p->why;
   for (const char* release : {"sglang@0.5.4", "sglang@0.5.8"}) {
     const std::string m = unified_memory_message(kSglang, release);
     EXPECT_NE(m.find("psutil"), std::string::npos) << release << ": " << m;
@@ -46,6 +52,11 @@ TEST(UnifiedMemoryReleases, VllmReadsMemFreeThenPsutilBySmThenByIsIntegrated) {
   EXPECT_NE(v011.find("cudaMemGetInfo's (the kernel's MemFree"), std::string::npos) << v011;
   EXPECT_EQ(v011.find("psutil's available memory only from 0.11.1"), v011.find("psutil"))
       << "0.11.0 does not read psutil: " << v011;
+  PlanRequest old{kVllm, "gb10"};
+  old.engine = "vllm@0.11.0";
+  const Node* free = plan_of(old).graph.find("free_at_startup_gib");
+  ASSERT_NE(free, nullptr);
+  EXPECT_NE(free->why.find("MemFree"), std::string::npos) << free->why;
   for (const char* release : {"vllm@0.11.1", "vllm@0.19.0"}) {
     const std::string m = unified_memory_message(kVllm, release);
     EXPECT_NE(m.find("system's available memory (psutil"), std::string::npos) << release;

@@ -44,8 +44,12 @@ void resolve_memory_budget(PlanContext& ctx) {
                         "(the least a published DGX Spark startup shows); every other process on "
                         "the machine lowers it further",
                         total_gib, kIntegratedHeldGib),
-            "P: on a unified-memory GPU the system's available memory (R3.1), estimated; give "
-            "--free-before-load as `free -g`'s 'available' for an exact plan.");
+            reads_system_memory_as_free(ctx.rules.system_memory_as_free, ctx.scenario.hardware.gpu)
+                ? "P: on a unified-memory GPU the system's available memory (R3.1), estimated; "
+                  "give --free-before-load as `free -g`'s 'available' for an exact plan."
+                : "P: this release reads cudaMemGetInfo's free, the kernel's MemFree, so the page "
+                  "cache is out of it too (not estimated); give --free-before-load as `free -g`'s "
+                  "'free' for an exact plan.");
     plan.estimated.push_back("free_before_load");
   } else {
     p = total_gib - kPreLoadOverheadGib;
