@@ -83,7 +83,12 @@ TEST(ReleaseFlagTables, ARemovedFlagNamesWhenAndItsReplacement) {
 TEST(ReleaseFlagTables, VllmReleasesToo) {
   const ReleaseFlagTables& t = ReleaseFlagTables::of("vllm");
   ASSERT_FALSE(t.empty());
-  EXPECT_EQ(t.releases().back(), "0.33.0");
+  EXPECT_EQ(t.releases().back(), "0.34.0");
+  // 0.34.0's own parser (flags-0.34.0.tsv, from its wheel) has the extensible KV cache switch.
+  EXPECT_EQ(t.judge("--no-enable-extensible-kv-cache", "0.34.0").kind, K::kAccepted);
+  FlagVerdict early = t.judge("--enable-extensible-kv-cache", "0.33.0");
+  EXPECT_EQ(early.kind, K::kNotYet);
+  EXPECT_EQ(early.added_in, "0.34.0");
   EXPECT_EQ(t.judge("--max-num-seqs", "0.6.0").kind, K::kAccepted);
   // A BooleanOptionalAction's negation is a spelling of its own.
   EXPECT_EQ(t.judge("--no-enable-prefix-caching", "0.19.0").kind, K::kAccepted);

@@ -25,9 +25,11 @@ struct EngineVersion {
   std::string release;
   // Set when the rules are older than the version: "sglang 0.5.23 is newer than the newest
   // modelled rules (main 2026-07-20 = 0.5.16)"; `newer_than_known` when no release servescope
-  // knows is that new.
+  // knows is that new; `unmodelled_changes` when a reading of the release's own code found
+  // capacity changes the rules lack (the gap then names them).
   std::string rules_gap;
   bool newer_than_known = false;
+  bool unmodelled_changes = false;
 };
 
 /// Free memory the engine reported around the weight load, in GiB ("Load weight begin/end").

@@ -249,10 +249,16 @@ def wheel_pin(version: str, package: str) -> str | None:
     return None
 
 
+# flashinfer-python pins that PyPI does not have -> the release used in their place (the next one
+# PyPI has; overlays-vllm.txt says why). The header's kernel_set / packages name the one imported.
+KERNEL_STANDINS = {"0.7.3": "0.7.4"}  # vllm 0.34.0: 0.7.3 was never on PyPI (0.7.2.post1, then 0.7.4)
+
+
 def kernel_set(version: str) -> tuple[str, str]:
-    """The overlay holding the FlashInfer the release pins; a serving install has it."""
+    """The overlay holding the FlashInfer the release pins (or its KERNEL_STANDINS stand-in); a
+    serving install has it."""
     pin = wheel_pin(version, "flashinfer-python")
-    name = f"{KERNEL_SET}{pin}"
+    name = f"{KERNEL_SET}{KERNEL_STANDINS.get(pin, pin)}"
     odir = os.path.join(VENV, "overlays", name)
     if pin is None or not os.path.isdir(odir):
         raise SystemExit(f"vllm {version} pins flashinfer-python=={pin}: add '{name} ...' to "
@@ -423,6 +429,7 @@ def main() -> None:
                                      "i.e. already under gpu_memory_utilization); given to get_kv_cache_configs "
                                      "for each of the tp workers",
                   "package_set": name, "kernel_set": kernel_set(v)[0],
+                  "kernel_pin": wheel_pin(v, "flashinfer-python"),
                   "packages": versions_of(os.pathsep.join(d for d in (odir, kernel_set(v)[1]) if d != "-")),
                   "requirements": "tools/engine-sync/requirements-vllm.lock"
                                   + (f" + overlays-vllm.txt {name}" if name != "venv" else "")

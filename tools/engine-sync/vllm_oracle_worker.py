@@ -463,6 +463,13 @@ def run_config(case: dict, mods: dict, platform) -> dict:
         "max_cudagraph_capture_size": getattr(cc2, "max_cudagraph_capture_size", None),
         "async_scheduling": getattr(sc, "async_scheduling", None),
     }
+    # 0.34+: gpu_memory_utilization stays None unless given; the worker sizes memory with
+    # resolved_gpu_memory_utilization (1.0 with the extensible KV cache, on by default on CUDA,
+    # else 0.92). Recorded where the release has them.
+    if hasattr(cc, "enable_extensible_kv_cache"):
+        out["enable_extensible_kv_cache"] = cc.enable_extensible_kv_cache
+    if hasattr(type(cc), "resolved_gpu_memory_utilization"):
+        out["resolved_gpu_memory_utilization"] = cc.resolved_gpu_memory_utilization
     with set_current_vllm_config(cfg):
         try:
             backend = select_backend(cfg, mods)

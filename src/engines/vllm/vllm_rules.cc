@@ -1,7 +1,9 @@
 #include "engines/vllm/vllm_rules.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <map>
 #include <stdexcept>
 
 #include "catalog/embedded_data.h"
@@ -172,6 +174,36 @@ const std::vector<Release>& releases() {
   return kReleases;
 }
 
+// The capacity changes of releases cut after kNewestDate that a wheel diff found and no change
+// point models yet (data/vllm/unmodelled-changes.csv): release → changes, in file order.
+const std::map<std::string, std::vector<std::string>>& unmodelled_changes() {
+  static const std::map<std::string, std::vector<std::string>> kChanges = [] {
+    std::map<std::string, std::vector<std::string>> out;
+    const std::string_view* text = find_embedded_file("vllm/unmodelled-changes.csv");
+    if (text == nullptr)
+      throw std::logic_error("data/vllm/unmodelled-changes.csv was not embedded");
+    auto rows = read_csv(*text);
+    if (!rows)
+      throw std::logic_error("data/vllm/unmodelled-changes.csv: " + rows.message());
+    for (std::size_t i = 1; i < rows->size(); ++i) {  // release,change,source
+      const auto& row = (*rows)[i];
+      if (row.size() >= 2 && !row[0].empty())
+        out[row[0]].push_back(row[1]);
+    }
+    return out;
+  }();
+  return kChanges;
+}
+
+// "; not modelled: A; B" for a release whose unmodelled changes are known, else "".
+std::string unmodelled_changes_of(const std::string& release) {
+  const auto it = unmodelled_changes().find(release);
+  if (it == unmodelled_changes().end())
+    return "";
+  return fmt::format("; its own changes found in its wheel and not modelled: {}",
+                     fmt::join(it->second, "; "));
+}
+
 }  // namespace
 
 const std::vector<VllmRelease>& vllm_releases() {
@@ -245,8 +277,9 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
           kNewestDate);
       v.rules_gap = fmt::format(
           "vllm {} was cut after the newest modelled rules (main {}): the capacity figures "
-          "follow those rules; flags are judged by {}'s own parser",
-          name, kNewestDate, name);
+          "follow those rules{}; flags are judged by {}'s own parser",
+          name, kNewestDate, unmodelled_changes_of(name), name);
+      v.unmodelled_changes = !unmodelled_changes_of(name).empty();
     } else if (v.main_date < kOldestDate) {
       v.basis += fmt::format(
           "; older than the oldest modelled behaviour ({}): its rules are "
@@ -294,8 +327,9 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
                           newest_release, v.basis);
     v.newer_than_known = true;
     v.rules_gap = fmt::format(
-        "{} {} is newer than every release servescope knows (newest {}): it is planned as {}",
-        "vllm", name, newest_release, newest_release);
+        "{} {} is newer than every release servescope knows (newest {}): it is planned as {}{}",
+        "vllm", name, newest_release, newest_release, unmodelled_changes_of(name));
+    v.unmodelled_changes = !unmodelled_changes_of(name).empty();
     return v;
   }
   return fail(
