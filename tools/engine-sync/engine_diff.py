@@ -41,6 +41,10 @@ PATTERNS = {
         "v1/core/kv_cache_utils.py", "v1/core/kv_cache_planning.py", "v1/core/kv_cache_planning/*.py",
         "v1/worker/gpu_worker.py", "utils/mem_utils.py", "v1/worker/utils.py",
         "v1/engine/core.py", "platforms/cuda.py", "platforms/interface.py",
+        # 0.34.0: the extensible KV cache is sized here, and the V2 model runner (the only one
+        # from 0.34.0) profiles the CUDA-graph memory here.
+        "v1/worker/extensible_kv_cache.py", "v1/worker/gpu/model_runner.py",
+        "v1/worker/gpu/cudagraph_utils.py",
     ],
 }
 
