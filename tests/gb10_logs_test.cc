@@ -187,7 +187,9 @@ TEST(Gb10Logs, SglangPoolsAreBoundedByTheLoggedReadingsAndAPoolAboveFails) {
     ASSERT_NE(pool, result->comparisons.end());
     EXPECT_TRUE(pool->bound);
     EXPECT_TRUE(pool->match);
-    EXPECT_NE(pool->note.find("reads P and A from psutil"), std::string::npos) << pool->note;
+    EXPECT_NE(pool->note.find("reads P and A from memory it shares with the CPU"),
+              std::string::npos)
+        << pool->note;
     // The same boot with a pool 40,000 tokens larger than the readings allow.
     PublishedLog doctored = log;
     for (std::string::size_type at = 0;

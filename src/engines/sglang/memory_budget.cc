@@ -93,16 +93,17 @@ void resolve_memory_budget(PlanContext& ctx) {
         "R3.1", "python/sglang/srt/utils/common.py::get_available_gpu_memory");
     // R3.1/R3.2 with P and A from a log: SGLang reads P at the end of init_torch_distributed,
     // before "Load weight begin" prints its own reading, and re-reads A in
-    // profile_max_num_token, after "Load weight end". On psutil's figure the host memory the
-    // process takes in between (the model-class imports: ~0.1 GiB in published Spark boots)
-    // lowers the logged readings, so P is at least the logged one and A at most: the pools
-    // computed from the log are the most the engine could have made.
+    // profile_max_num_token, after "Load weight end". Memory shared with the CPU (psutil's
+    // available or MemFree alike) drops with the host memory the process takes in between (the
+    // model-class imports: ~0.1 GiB in published Spark boots), so P is at least the logged
+    // reading and A at most: the pools computed from the log are the most the engine could
+    // have made.
     const bool from_log = cal.source.rfind("log", 0) == 0;
-    if (psutil && from_log && cal.free_before_load_gib) {
+    if (from_log && cal.free_before_load_gib) {
       const std::string why = fmt::format(
-          "on {} SGLang reads P and A from psutil before and after the 'Load weight' lines "
-          "print theirs, and host memory the process takes in between is not in the log "
-          "(R3.1)",
+          "on {} SGLang reads P and A from memory it shares with the CPU, before and after the "
+          "'Load weight' lines print theirs, and host memory the process takes in between is "
+          "not in the log (R3.1)",
           gpu.smi_name);
       plan.upper_bounds["max_total_num_tokens"] = why;
       plan.upper_bounds["max_mamba_cache_size"] = why;
