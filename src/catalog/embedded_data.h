@@ -1,6 +1,7 @@
 // Files under data/ compiled into the binary (see cmake/embed_data.cmake).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,5 +16,9 @@ const std::vector<EmbeddedFile>& embedded_files();
 
 /// The contents of data/<path>, or nullptr when no such file was embedded.
 const std::string_view* find_embedded_file(std::string_view path);
+
+/// The rows of the CSV file data/<path> (header included). The data is part of the build, so a
+/// file that is missing or does not parse is a build defect: std::logic_error naming it.
+std::vector<std::vector<std::string>> embedded_csv(std::string_view path);
 
 }  // namespace servescope

@@ -1,4 +1,7 @@
+#include <stdexcept>
+
 #include "catalog/embedded_data.h"
+#include "core/csv.h"
 
 namespace servescope {
 
@@ -8,6 +11,16 @@ const std::string_view* find_embedded_file(std::string_view path) {
       return &f.contents;
   }
   return nullptr;
+}
+
+std::vector<std::vector<std::string>> embedded_csv(std::string_view path) {
+  const std::string_view* text = find_embedded_file(path);
+  if (text == nullptr)
+    throw std::logic_error("data/" + std::string(path) + " was not embedded");
+  auto rows = read_csv(*text);
+  if (!rows)
+    throw std::logic_error("data/" + std::string(path) + ": " + rows.message());
+  return std::move(rows).value();
 }
 
 }  // namespace servescope

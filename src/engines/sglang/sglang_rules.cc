@@ -4,10 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "catalog/embedded_data.h"
-#include "core/csv.h"
 #include "core/text.h"
 #include "engines/pypi_releases.h"
 #include "engines/release_flags.h"
@@ -288,14 +286,8 @@ struct Release {
 const std::vector<Release>& releases() {
   static const std::vector<Release> kReleases = [] {
     std::vector<Release> out;
-    const std::string_view* text = find_embedded_file("sglang/releases.csv");
-    if (text == nullptr)
-      throw std::logic_error("data/sglang/releases.csv was not embedded");
-    auto rows = read_csv(*text);
-    if (!rows)
-      throw std::logic_error("data/sglang/releases.csv: " + rows.message());
     bool header_seen = false;
-    for (const auto& row : *rows) {
+    for (const auto& row : embedded_csv("sglang/releases.csv")) {
       if (row.empty() || row[0].empty() || row[0][0] == '#')
         continue;
       if (!header_seen) {

@@ -3,11 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <stdexcept>
 
 #include "catalog/embedded_data.h"
 #include "catalog/weight_estimate.h"
-#include "core/csv.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "engines/shared_sysmem.h"
@@ -51,14 +49,9 @@ struct DeviceTotal {
 const std::vector<DeviceTotal>& device_totals() {
   static const std::vector<DeviceTotal> kTotals = [] {
     std::vector<DeviceTotal> out;
-    const std::string_view* text = find_embedded_file("vllm/device-total-memory.csv");
-    if (text == nullptr)
-      throw std::logic_error("data/vllm/device-total-memory.csv was not embedded");
-    auto rows = read_csv(*text);
-    if (!rows)
-      throw std::logic_error("data/vllm/device-total-memory.csv: " + rows.message());
-    for (std::size_t i = 1; i < rows->size(); ++i) {
-      const auto& row = (*rows)[i];
+    const auto rows = embedded_csv("vllm/device-total-memory.csv");
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      const auto& row = rows[i];
       if (row.size() < 3 || row[0].empty() || row[0][0] == '#')
         continue;
       out.push_back({row[0], parse_double(row[1]).value_or(0), row[2]});

@@ -4,10 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <map>
-#include <stdexcept>
 
 #include "catalog/embedded_data.h"
-#include "core/csv.h"
 #include "core/text.h"
 #include "engines/pypi_releases.h"
 #include "engines/release_flags.h"
@@ -151,14 +149,8 @@ using Release = VllmRelease;
 const std::vector<Release>& releases() {
   static const std::vector<Release> kReleases = [] {
     std::vector<Release> out;
-    const std::string_view* text = find_embedded_file("vllm/releases.csv");
-    if (text == nullptr)
-      throw std::logic_error("data/vllm/releases.csv was not embedded");
-    auto rows = read_csv(*text);
-    if (!rows)
-      throw std::logic_error("data/vllm/releases.csv: " + rows.message());
     bool header_seen = false;
-    for (const auto& row : *rows) {
+    for (const auto& row : embedded_csv("vllm/releases.csv")) {
       if (row.empty() || row[0].empty() || row[0][0] == '#')
         continue;
       if (!header_seen) {
@@ -179,14 +171,9 @@ const std::vector<Release>& releases() {
 const std::map<std::string, std::vector<std::string>>& unmodelled_changes() {
   static const std::map<std::string, std::vector<std::string>> kChanges = [] {
     std::map<std::string, std::vector<std::string>> out;
-    const std::string_view* text = find_embedded_file("vllm/unmodelled-changes.csv");
-    if (text == nullptr)
-      throw std::logic_error("data/vllm/unmodelled-changes.csv was not embedded");
-    auto rows = read_csv(*text);
-    if (!rows)
-      throw std::logic_error("data/vllm/unmodelled-changes.csv: " + rows.message());
-    for (std::size_t i = 1; i < rows->size(); ++i) {  // release,change,source
-      const auto& row = (*rows)[i];
+    const auto rows = embedded_csv("vllm/unmodelled-changes.csv");
+    for (std::size_t i = 1; i < rows.size(); ++i) {  // release,change,source
+      const auto& row = rows[i];
       if (row.size() >= 2 && !row[0].empty())
         out[row[0]].push_back(row[1]);
     }
