@@ -13,30 +13,33 @@ constexpr char kCudaPlatform[] = "vllm/platforms/cuda.py::CudaPlatformBase.get_a
 
 struct Backend {
   std::string_view name;
-  std::int64_t block_size;      // get_preferred_block_size: 16 if supported, else the smallest
+  std::int64_t block_size;      // get_preferred_block_size: the default if supported, else the
+                                // smallest the kernel takes
   std::string_view cg_support;  // AttentionCGSupport of its metadata builder
 };
 
-Backend backend_info(std::string_view name, const GpuSpec& gpu) {
+// `default_block`: CacheConfig.DEFAULT_BLOCK_SIZE of the release (16, or 64 from 0.34.0).
+Backend backend_info(std::string_view name, const GpuSpec& gpu, std::int64_t default_block) {
   if (name == "FLASH_ATTN") {
     // FA3 on SM 9.x captures any batch (ALWAYS); FA2 only uniform batches.
-    return {name, 16, gpu.cc_major == 9 ? "ALWAYS" : "UNIFORM_BATCH"};
+    return {name, default_block, gpu.cc_major == 9 ? "ALWAYS" : "UNIFORM_BATCH"};
   }
   if (name == "FLASHINFER") {
     // TRTLLM decode kernels (SM 10.x with FlashInfer cubins) make it UNIFORM_BATCH.
-    return {name, 16, gpu.cc_major == 10 ? "UNIFORM_BATCH" : "UNIFORM_SINGLE_TOKEN_DECODE"};
+    return {name, default_block,
+            gpu.cc_major == 10 ? "UNIFORM_BATCH" : "UNIFORM_SINGLE_TOKEN_DECODE"};
   }
   if (name == "TRITON_ATTN" || name == "FLEX_ATTENTION")
-    return {name, 16, "ALWAYS"};
+    return {name, default_block, "ALWAYS"};
   if (name == "FLASHMLA")
     return {name, 64, "UNIFORM_BATCH"};
-  if (name == "FLASHINFER_MLA" || name == "TOKENSPEED_MLA")
-    return {name, 32, "UNIFORM_BATCH"};
+  if (name == "FLASHINFER_MLA" || name == "TOKENSPEED_MLA")  // kernel blocks 32 or 64
+    return {name, default_block == 64 ? 64 : 32, "UNIFORM_BATCH"};
   if (name == "CUTLASS_MLA")
     return {name, 128, "UNIFORM_SINGLE_TOKEN_DECODE"};
   if (name == "FLASH_ATTN_MLA" || name == "TRITON_MLA")
-    return {name, 16, "UNIFORM_BATCH"};
-  return {name, 16, "UNIFORM_BATCH"};
+    return {name, default_block, "UNIFORM_BATCH"};
+  return {name, default_block, "UNIFORM_BATCH"};
 }
 
 bool is_fp8(std::string_view dtype) {
@@ -208,8 +211,8 @@ void resolve_attention(PlanContext& ctx) {
          why,
          kCudaPlatform,
          {"arg.attention_backend", "gpu.compute_capability", "kv_cache_dtype"}});
-  const Backend b =
-      cpu ? Backend{"CPU", on_cpu.block_size, "NEVER"} : backend_info(a.attention_backend, gpu);
+  const Backend b = cpu ? Backend{"CPU", on_cpu.block_size, "NEVER"}
+                        : backend_info(a.attention_backend, gpu, ctx.rules.default_block_size);
   a.cudagraph_support = std::string(b.cg_support);
   g.add({"attention_cudagraph_support",
          a.cudagraph_support,
@@ -251,11 +254,12 @@ void resolve_attention(PlanContext& ctx) {
          "V3.1",
          a.user_block_size
              ? "As typed (hybrid attention/mamba models may still raise it, V3.5)."
-             : (b.block_size == 16
-                    ? fmt::format("{} prefers vLLM's default 16 tokens per block.",
-                                  a.attention_backend)
-                    : fmt::format("{} does not support 16; its smallest kernel block is {}.",
-                                  a.attention_backend, b.block_size)),
+             : (b.block_size == ctx.rules.default_block_size
+                    ? fmt::format("{} takes vLLM's default {} tokens per block{}.",
+                                  a.attention_backend, b.block_size,
+                                  b.block_size == 64 ? " (64 from 0.34.0, 16 before)" : "")
+                    : fmt::format("{} does not take the default {}; its kernel block is {}.",
+                                  a.attention_backend, ctx.rules.default_block_size, b.block_size)),
          "vllm/config/cache.py::CacheConfig._apply_block_size_default; "
          "vllm/v1/attention/backend.py::AttentionBackend.get_preferred_block_size",
          {"arg.block_size", "attention_backend"}});

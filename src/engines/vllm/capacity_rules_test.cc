@@ -457,8 +457,8 @@ TEST(VllmVersions, ReleasesDatesAndVariants) {
   EXPECT_EQ(vllm::resolve_vllm_version("0.19.0")->main_date, "2026-03-29");
   EXPECT_EQ(vllm::resolve_vllm_version("v0.19.0")->main_date, "2026-03-29");
   EXPECT_EQ(vllm::resolve_vllm_version("0.19.0.post1")->main_date, "2026-03-29");
-  EXPECT_EQ(vllm::resolve_vllm_version("")->main_date, "2026-10-27");
-  EXPECT_EQ(vllm::resolve_vllm_version("2027-01-01")->main_date, "2026-10-27");
+  EXPECT_EQ(vllm::resolve_vllm_version("")->main_date, "2026-11-10");
+  EXPECT_EQ(vllm::resolve_vllm_version("2027-01-01")->main_date, "2026-11-10");
   // Every published release is accepted (the PyPI upload bounds those the release table lacks);
   // one newer than all of them is accepted with a warning; a version that is no release is not.
   auto r33 = vllm::resolve_vllm_version("0.33.0");
@@ -466,14 +466,15 @@ TEST(VllmVersions, ReleasesDatesAndVariants) {
   EXPECT_EQ(r33->release, "0.33.0");
   EXPECT_EQ(r33->main_date, "2026-10-27");
   EXPECT_TRUE(r33->rules_gap.empty());
-  // 0.34.0 was cut after the newest modelled rules: planned by them, with a warning that names
-  // the capacity changes its wheel shows (data/vllm/unmodelled-changes.csv).
+  // 0.34.0 is modelled to its cut but for the capacity changes its wheel shows that no change
+  // point has yet (data/vllm/unmodelled-changes.csv): its plans warn with that list.
   auto r34 = vllm::resolve_vllm_version("0.34.0");
   ASSERT_TRUE(r34.ok()) << r34.message();
-  EXPECT_EQ(r34->main_date, "2026-10-27");
+  EXPECT_EQ(r34->main_date, "2026-11-10");
   EXPECT_NE(r34->rules_gap.find("the extensible KV cache is on by default"), std::string::npos)
       << r34->rules_gap;
-  EXPECT_NE(r34->rules_gap.find("block size is 64"), std::string::npos) << r34->rules_gap;
+  EXPECT_EQ(r34->rules_gap.find("block size"), std::string::npos)
+      << "the 64-token block is modelled: " << r34->rules_gap;
   EXPECT_TRUE(r34->unmodelled_changes);  // a warning, not a note
   EXPECT_FALSE(r33->unmodelled_changes);
   EXPECT_EQ(vllm::resolve_vllm_version("0.10.1.1")->release, "0.10.1.1");
@@ -493,6 +494,21 @@ TEST(VllmVersions, ReleasesDatesAndVariants) {
   const auto& cps = vllm::change_points();
   for (std::size_t i = 1; i < cps.size(); ++i)
     EXPECT_LE(cps[i - 1].date, cps[i].date) << cps[i].pr;
+}
+
+// V3.1 from 0.34.0: CacheConfig.DEFAULT_BLOCK_SIZE is 64, and a backend keeps it when its
+// kernels take it (FlashInfer MLA's 32 or 64: 64; FlashMLA 64; CUTLASS MLA 128 either way).
+// Its oracle (tests/oracle/vllm-0.34.0.jsonl) agrees on every KV case with it.
+TEST(V3_1_BlockSize, TheDefaultBlockIs64From034) {
+  EXPECT_EQ(value_of(vllm_plan(run(kLlama, "h100-sxm", std::nullopt, "vllm@0.33.0")), "block_size"),
+            16);
+  EXPECT_EQ(value_of(vllm_plan(run(kLlama, "h100-sxm", std::nullopt, "vllm@0.34.0")), "block_size"),
+            64);
+  // A typed size still wins.
+  EXPECT_EQ(value_of(vllm_plan(run(std::string(kLlama) + "--block-size 16", "h100-sxm",
+                                   std::nullopt, "vllm@0.34.0")),
+                     "block_size"),
+            16);
 }
 
 }  // namespace

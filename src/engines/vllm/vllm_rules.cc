@@ -15,7 +15,7 @@ namespace {
 
 // Read in git history to 2026-08-20 (shared/research/currency-2026-12.md §2.2); after that the
 // release wheels and their oracle cases (tests/oracle/vllm-*.jsonl) to release 0.33.0's cut.
-constexpr std::string_view kNewestDate = "2026-10-27";
+constexpr std::string_view kNewestDate = "2026-11-10";
 constexpr std::string_view kOldestDate = "2025-08-01";
 
 using R = VllmRules;
@@ -45,6 +45,7 @@ VllmRules oldest_rules() {
   r.in_flight_batches = false;
   r.system_memory_as_free = SystemMemoryAsFree::kNever;
   r.nvml_total_fallback = false;
+  r.default_block_size = 16;
   return r;
 }
 
@@ -132,6 +133,10 @@ const std::vector<ChangePoint> kChangePoints = {
      "an integrated GPU's total falls back to torch's when NVML has none; GB10 keeps the small "
      "batch defaults",
      [](R& r) { r.nvml_total_fallback = true; }},
+    // Its oracle (tests/oracle/vllm-0.34.0.jsonl) agrees on every KV case once this applies.
+    {"2026-11-10", "release 0.34.0 (wheel diff; not in 0.33.0)",
+     "the default KV block is 64 tokens (CacheConfig.DEFAULT_BLOCK_SIZE; 16 before)",
+     [](R& r) { r.default_block_size = 64; }},
 };
 
 bool is_date(std::string_view s) {
@@ -272,6 +277,11 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
           "; older than the oldest modelled behaviour ({}): its rules are "
           "assumed",
           kOldestDate);
+    }
+    if (v.rules_gap.empty() && !unmodelled_changes_of(name).empty()) {
+      v.rules_gap = fmt::format("vllm {} is modelled to its cut (main {}){}", name, v.main_date,
+                                unmodelled_changes_of(name));
+      v.unmodelled_changes = true;
     }
     return v;
   };

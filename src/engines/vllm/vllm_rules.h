@@ -68,6 +68,9 @@ struct VllmRules {
   // First in 0.33.0 (wheel grep): NVML's NotSupported total on an integrated GPU falls back to
   // torch's total_memory, and get_batch_defaults keeps GB10 (SM 12.1) on the small tier.
   bool nvml_total_fallback = true;
+  // CacheConfig.DEFAULT_BLOCK_SIZE, the block a backend is given unless it prefers another:
+  // 64 from 0.34.0 (wheel diff and oracle), 16 before.
+  std::int64_t default_block_size = 64;
 };
 
 /// One change on vLLM main, applied on top of the variant before it.
