@@ -476,6 +476,7 @@ TEST(VllmVersions, ReleasesDatesAndVariants) {
   EXPECT_EQ(r34->rules_gap.find("block size"), std::string::npos)
       << "the 64-token block is modelled: " << r34->rules_gap;
   EXPECT_TRUE(r34->unmodelled_changes);  // a warning, not a note
+  EXPECT_TRUE(vllm::resolve_vllm_version("0.34.0.post1")->unmodelled_changes);
   EXPECT_FALSE(r33->unmodelled_changes);
   EXPECT_EQ(vllm::resolve_vllm_version("0.10.1.1")->release, "0.10.1.1");
   EXPECT_EQ(vllm::resolve_vllm_version("")->release, "0.34.0");  // the newest published

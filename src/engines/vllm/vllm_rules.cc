@@ -187,8 +187,13 @@ const std::map<std::string, std::vector<std::string>>& unmodelled_changes() {
   return kChanges;
 }
 
-// "; not modelled: A; B" for a release whose unmodelled changes are known, else "".
-std::string unmodelled_changes_of(const std::string& release) {
+// "; … not modelled: A; B" for a release whose unmodelled changes are known (a .postN, rcN or
+// .devN build counts as its release), else "".
+std::string unmodelled_changes_of(std::string release) {
+  for (std::string_view suffix : {".post", ".dev", "rc"}) {
+    if (const auto at = release.find(suffix); at != std::string::npos)
+      release.erase(at);
+  }
   const auto it = unmodelled_changes().find(release);
   if (it == unmodelled_changes().end())
     return "";
