@@ -185,7 +185,7 @@ void resolve_memory_profile(PlanContext& ctx) {
                     "can fail it until `sync; echo 3 > /proc/sys/vm/drop_caches`. Give "
                     "--free-before-load as the 'free' column of `free -g`.",
                     gpu.smi_name),
-        "V2.1", "vllm/worker/worker.py::Worker.determine_num_available_blocks");
+        "V2.1", "vllm/utils/__init__.py::MemorySnapshot.measure (torch.cuda.mem_get_info)");
   }
   if (psutil_free) {
     const bool by_sm = ctx.rules.system_memory_as_free == SystemMemoryAsFree::kSharedSysmemSms;
