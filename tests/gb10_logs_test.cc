@@ -103,7 +103,16 @@ std::string engine_of(const PublishedLog& log) {
   return log.name.substr(0, log.name.find('-'));
 }
 
-Result<CheckResult> check_published(const PublishedLog& log) {
+// The log of that name; a test that needs it fails when it is gone.
+std::optional<PublishedLog> published_log(const std::string& name) {
+  for (PublishedLog& log : published_logs())
+    if (log.name == name)
+      return std::move(log);
+  return std::nullopt;
+}
+
+// check on the log as its thread ran it (on a GB10), or on another GPU.
+Result<CheckResult> check_published(const PublishedLog& log, const std::string& gpu = "gb10") {
   const std::string engine_name = engine_of(log);
   auto engine = find_engine(engine_name);
   if (!engine)
@@ -115,7 +124,7 @@ Result<CheckResult> check_published(const PublishedLog& log) {
     return facts.error();
   CheckOptions o;
   o.engine = engine_name;
-  o.gpu = "gb10";  // every thread here ran on DGX Spark; the excerpts do not name the GPU
+  o.gpu = gpu;  // every thread here ran on DGX Spark; the excerpts do not name the GPU
   if (auto it = kCommands.find(log.name); it != kCommands.end())
     o.command = it->second;
   // "config: models/ORG--NAME": the model's config.json, for a model the catalog does not bundle.
@@ -176,58 +185,46 @@ TEST(Gb10Logs, CheckMatchesEveryFigureItComparesAndNamesTheUnifiedMemoryRule) {
 // On GB10 SGLang reads P and A from psutil at other moments than its 'Load weight' lines print
 // theirs (R3.1), with host memory taken in between: the pool the logged readings give is the
 // most it can be. check compares it as a bound — which a pool above it still fails.
+const Comparison* comparison_of(const CheckResult& result, const std::string& field) {
+  for (const Comparison& c : result.comparisons)
+    if (c.field == field)
+      return &c;
+  return nullptr;
+}
+
 TEST(Gb10Logs, SglangPoolsAreBoundedByTheLoggedReadingsAndAPoolAboveFails) {
-  for (const PublishedLog& log : published_logs()) {
-    if (log.name != "sglang-1")
-      continue;
-    auto result = check_published(log);
-    ASSERT_TRUE(result) << result.message();
-    const auto pool = std::find_if(result->comparisons.begin(), result->comparisons.end(),
-                                   [](auto& c) { return c.field == "max_total_num_tokens"; });
-    ASSERT_NE(pool, result->comparisons.end());
-    EXPECT_TRUE(pool->bound);
-    EXPECT_TRUE(pool->match);
-    EXPECT_NE(pool->note.find("reads P and A from memory it shares with the CPU"),
-              std::string::npos)
-        << pool->note;
-    // The same boot with a pool 40,000 tokens larger than the readings allow.
-    PublishedLog doctored = log;
-    for (std::string::size_type at = 0;
-         (at = doctored.text.find("1557709", at)) != std::string::npos;)
-      doctored.text.replace(at, 7, "1597709");
-    auto wrong = check_published(doctored);
-    ASSERT_TRUE(wrong) << wrong.message();
-    const auto over = std::find_if(wrong->comparisons.begin(), wrong->comparisons.end(),
-                                   [](auto& c) { return c.field == "max_total_num_tokens"; });
-    ASSERT_NE(over, wrong->comparisons.end());
-    EXPECT_TRUE(over->bound);
-    EXPECT_FALSE(over->match);
-    return;
-  }
-  FAIL() << "sglang-1 is missing";
+  const auto log = published_log("sglang-1");
+  ASSERT_TRUE(log) << "sglang-1 is missing";
+  auto result = check_published(*log);
+  ASSERT_TRUE(result) << result.message();
+  const Comparison* pool = comparison_of(*result, "max_total_num_tokens");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_TRUE(pool->bound);
+  EXPECT_TRUE(pool->match);
+  EXPECT_NE(pool->note.find("reads P and A from memory it shares with the CPU"), std::string::npos)
+      << pool->note;
+  // The same boot with a pool 40,000 tokens larger than the readings allow.
+  PublishedLog doctored = *log;
+  for (std::string::size_type at = 0;
+       (at = doctored.text.find("1557709", at)) != std::string::npos;)
+    doctored.text.replace(at, 7, "1597709");
+  auto wrong = check_published(doctored);
+  ASSERT_TRUE(wrong) << wrong.message();
+  const Comparison* over = comparison_of(*wrong, "max_total_num_tokens");
+  ASSERT_NE(over, nullptr);
+  EXPECT_TRUE(over->bound);
+  EXPECT_FALSE(over->match);
 }
 
 // A discrete GPU's readings are the engine's own: the same kind of log is compared exactly.
 TEST(Gb10Logs, OnADiscreteGpuTheSglangPoolIsComparedExactly) {
-  for (const PublishedLog& log : published_logs()) {
-    if (log.name != "sglang-1")
-      continue;
-    LogReadOptions read;
-    read.engine = *find_engine("sglang");
-    auto facts = read_log_text(log.text, log.name, read);
-    ASSERT_TRUE(facts) << facts.message();
-    CheckOptions o;
-    o.engine = "sglang";
-    o.gpu = "rtx-pro-6000";
-    o.command = kCommands.at("sglang-1");
-    o.model = (kDir.parent_path() / field(log, "config")).string();
-    auto result = check_log(*facts, o);
-    ASSERT_TRUE(result) << result.message();
-    for (const Comparison& c : result->comparisons)
-      EXPECT_FALSE(c.bound) << c.field;
-    return;
-  }
-  FAIL() << "sglang-1 is missing";
+  const auto log = published_log("sglang-1");
+  ASSERT_TRUE(log) << "sglang-1 is missing";
+  auto result = check_published(*log, "rtx-pro-6000");
+  ASSERT_TRUE(result) << result.message();
+  ASSERT_NE(comparison_of(*result, "max_total_num_tokens"), nullptr);
+  for (const Comparison& c : result->comparisons)
+    EXPECT_FALSE(c.bound) << c.field;
 }
 
 // `explain` on GB10 prints, beside the trees, the rules that apply because the GPU is

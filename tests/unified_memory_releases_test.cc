@@ -7,16 +7,23 @@
 //           is 0 up to 0.32.0; from 0.33.0 torch's total, with GB10 kept on the small tier.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "tests/plan_fixture.h"
 
 namespace servescope::testing {
 namespace {
 
-std::string unified_memory_message(const std::string& command, const std::string& engine,
-                                   const std::string& gpu = "gb10") {
+Plan plan_at(const std::string& command, const std::string& engine,
+             const std::string& gpu = "gb10") {
   PlanRequest r{command, gpu};
   r.engine = engine;
-  for (const Finding& f : plan_of(r).findings)
+  return plan_of(r);
+}
+
+std::string unified_memory_message(const std::string& command, const std::string& engine,
+                                   const std::string& gpu = "gb10") {
+  for (const Finding& f : plan_at(command, engine, gpu).findings)
     if (f.code == "unified-memory")
       return f.message;
   return "";
@@ -30,9 +37,8 @@ TEST(UnifiedMemoryReleases, SglangReadsMemFreeThenPsutilBySmThenByIsIntegrated) 
   EXPECT_NE(v053.find("cudaMemGetInfo"), std::string::npos) << v053;
   EXPECT_EQ(v053.find("psutil"), std::string::npos) << v053;
   // The estimate of P says which figure this release reads.
-  PlanRequest old{kSglang, "gb10"};
-  old.engine = "sglang@0.5.3";
-  const Node* p = plan_of(old).graph.find("free_before_load_gib");
+  const Plan old = plan_at(kSglang, "sglang@0.5.3");
+  const Node* p = old.graph.find("free_before_load_gib");
   ASSERT_NE(p, nullptr);
   EXPECT_NE(p->why.find("MemFree"), std::string::npos) << p->why;
   for (const char* release : {"sglang@0.5.4", "sglang@0.5.8"}) {
@@ -52,9 +58,8 @@ TEST(UnifiedMemoryReleases, VllmReadsMemFreeThenPsutilBySmThenByIsIntegrated) {
   EXPECT_NE(v011.find("cudaMemGetInfo's (the kernel's MemFree"), std::string::npos) << v011;
   EXPECT_EQ(v011.find("psutil's available memory only from 0.11.1"), v011.find("psutil"))
       << "0.11.0 does not read psutil: " << v011;
-  PlanRequest old{kVllm, "gb10"};
-  old.engine = "vllm@0.11.0";
-  const Node* free = plan_of(old).graph.find("free_at_startup_gib");
+  const Plan old = plan_at(kVllm, "vllm@0.11.0");
+  const Node* free = old.graph.find("free_at_startup_gib");
   ASSERT_NE(free, nullptr);
   EXPECT_NE(free->why.find("MemFree"), std::string::npos) << free->why;
   for (const char* release : {"vllm@0.11.1", "vllm@0.19.0"}) {
@@ -72,43 +77,36 @@ TEST(UnifiedMemoryReleases, VllmReadsMemFreeThenPsutilBySmThenByIsIntegrated) {
             std::string::npos);
 }
 
-// vllm serve's batch defaults (V6.1) on an integrated NVIDIA GPU, whose NVML has no memory total.
-int default_batched_tokens(const std::string& engine, const std::string& gpu) {
-  PlanRequest r{kVllm, gpu};
-  r.engine = engine;
-  return static_cast<int>(num(plan_of(r), "max_num_batched_tokens"));
+// vllm serve's batch defaults (V6.1) on an integrated NVIDIA GPU, whose NVML has no memory total:
+// {max_num_batched_tokens, max_num_seqs}.
+std::pair<int, int> batch_defaults(const std::string& engine, const std::string& gpu) {
+  const Plan p = plan_at(kVllm, engine, gpu);
+  return {static_cast<int>(num(p, "max_num_batched_tokens")),
+          static_cast<int>(num(p, "max_num_seqs"))};
 }
 
-int default_max_num_seqs(const std::string& engine, const std::string& gpu) {
-  PlanRequest r{kVllm, gpu};
-  r.engine = engine;
-  return static_cast<int>(num(plan_of(r), "max_num_seqs"));
+std::string tier_why(const std::string& engine) {
+  const Plan p = plan_at(kVllm, engine);
+  const Node* tier = p.graph.find("batch_defaults_tier");
+  return tier == nullptr ? "" : tier->why;
 }
 
 TEST(UnifiedMemoryReleases, VllmBatchDefaultsOnIntegratedGpusFollowTheRelease) {
+  using Defaults = std::pair<int, int>;
   // Up to 0.32.0 the NVML error makes the total 0: the small tier on GB10 and Thor alike.
-  for (const char* gpu : {"gb10", "jetson-thor"}) {
-    EXPECT_EQ(default_batched_tokens("vllm@0.32.0", gpu), 2048) << gpu;
-    EXPECT_EQ(default_max_num_seqs("vllm@0.32.0", gpu), 256) << gpu;
-  }
+  EXPECT_EQ(batch_defaults("vllm@0.32.0", "gb10"), Defaults(2048, 256));
+  EXPECT_EQ(batch_defaults("vllm@0.32.0", "jetson-thor"), Defaults(2048, 256));
   // 0.33.0 reads torch's total instead: GB10 stays small by name, a 119.7 GiB Thor is tiered
   // like any GPU of ≥ 70 GiB.
-  EXPECT_EQ(default_batched_tokens("vllm@0.33.0", "gb10"), 2048);
-  EXPECT_EQ(default_max_num_seqs("vllm@0.33.0", "gb10"), 256);
-  EXPECT_EQ(default_batched_tokens("vllm@0.33.0", "jetson-thor"), 8192);
-  EXPECT_EQ(default_max_num_seqs("vllm@0.33.0", "jetson-thor"), 1024);
+  EXPECT_EQ(batch_defaults("vllm@0.33.0", "gb10"), Defaults(2048, 256));
+  EXPECT_EQ(batch_defaults("vllm@0.33.0", "jetson-thor"), Defaults(8192, 1024));
   // A 61 GiB Orin is below 70 GiB in either era.
-  EXPECT_EQ(default_batched_tokens("vllm@0.33.0", "jetson-agx-orin"), 2048);
+  EXPECT_EQ(batch_defaults("vllm@0.33.0", "jetson-agx-orin"), Defaults(2048, 256));
   // The derivation says which reason applied.
-  PlanRequest r{kVllm, "gb10"};
-  r.engine = "vllm@0.33.0";
-  const Node* tier = plan_of(r).graph.find("batch_defaults_tier");
-  ASSERT_NE(tier, nullptr);
-  EXPECT_NE(tier->why.find("keeps GB10 on the small tier"), std::string::npos) << tier->why;
-  r.engine = "vllm@0.32.0";
-  tier = plan_of(r).graph.find("batch_defaults_tier");
-  ASSERT_NE(tier, nullptr);
-  EXPECT_NE(tier->why.find("NVML reports no memory total"), std::string::npos) << tier->why;
+  EXPECT_NE(tier_why("vllm@0.33.0").find("keeps GB10 on the small tier"), std::string::npos)
+      << tier_why("vllm@0.33.0");
+  EXPECT_NE(tier_why("vllm@0.32.0").find("NVML reports no memory total"), std::string::npos)
+      << tier_why("vllm@0.32.0");
 }
 
 }  // namespace

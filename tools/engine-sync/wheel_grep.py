@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import json
 import re
 import sys
@@ -26,15 +27,19 @@ from remotezip import RemoteZip
 import common
 
 
-def wheel_url(engine: str, version: str) -> str:
-    """The x86_64 (or pure-Python) wheel of the release, from PyPI's simple JSON index."""
+@functools.cache
+def index_files(engine: str) -> list[dict]:
+    """Every file PyPI's simple JSON index lists for the engine (read once per run)."""
     req = urllib.request.Request(f"https://pypi.org/simple/{engine}/",
                                  headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-    if not hasattr(wheel_url, "files"):
-        with urllib.request.urlopen(req, timeout=120) as r:
-            wheel_url.files = json.load(r)["files"]
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.load(r)["files"]
+
+
+def wheel_url(engine: str, version: str) -> str:
+    """The x86_64 (or pure-Python) wheel of the release."""
     pref = f"{engine}-{version}-"
-    names = [f for f in wheel_url.files
+    names = [f for f in index_files(engine)
              if f["filename"].startswith(pref) and f["filename"].endswith(".whl")
              and ("x86_64" in f["filename"] or "none-any" in f["filename"])
              and not f.get("yanked")]

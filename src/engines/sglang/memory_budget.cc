@@ -27,6 +27,14 @@ void resolve_memory_budget(PlanContext& ctx) {
   const Calibration& cal = ctx.scenario.calibration;
   const ModelShape& m = ctx.scenario.model;
   const double total_gib = a.gpu_memory_mib / 1024.0;
+  // R3.1 on a GPU that uses system memory as device memory (engines/shared_sysmem.h):
+  // cudaMemGetInfo's free leaves the page cache out, so SGLang reads the system's available
+  // memory instead (utils/common.py::get_available_gpu_memory): by SM from release 0.5.4, by
+  // torch's is_integrated from 0.5.9; before 0.5.4 cudaMemGetInfo's free.
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  const bool integrated = is_integrated_cuda_device(gpu);
+  const SystemMemoryAsFree rule = ctx.rules.system_memory_as_free;
+  const bool psutil = reads_system_memory_as_free(rule, gpu);
 
   // R3.1 P: free memory after torch.distributed/NCCL init, before any weight.
   double p = 0;
@@ -34,7 +42,7 @@ void resolve_memory_budget(PlanContext& ctx) {
     p = *cal.free_before_load_gib;
     g.input("free_before_load_gib", p, "GiB", Origin::kCalibration, cal.source,
             "P: free memory before the weights load (\"Load weight begin. avail mem\").");
-  } else if (is_integrated_cuda_device(ctx.scenario.hardware.gpu)) {
+  } else if (integrated) {
     // R3.1 on a unified-memory GPU P is the system's available memory (below): the OS and its
     // services hold part of it. The least a published DGX Spark startup left out of 121.69 GiB
     // is 7.15 GiB (vLLM's snapshot of the same psutil figure, 114.54 free, an idle Spark).
@@ -44,7 +52,7 @@ void resolve_memory_budget(PlanContext& ctx) {
                         "(the least a published DGX Spark startup shows); every other process on "
                         "the machine lowers it further",
                         total_gib, kIntegratedHeldGib),
-            reads_system_memory_as_free(ctx.rules.system_memory_as_free, ctx.scenario.hardware.gpu)
+            psutil
                 ? "P: on a unified-memory GPU the system's available memory (R3.1), estimated; "
                   "give --free-before-load as `free -g`'s 'available' for an exact plan."
                 : "P: this release reads cudaMemGetInfo's free, the kernel's MemFree, so the page "
@@ -59,14 +67,7 @@ void resolve_memory_budget(PlanContext& ctx) {
             "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.");
     plan.estimated.push_back("free_before_load");
   }
-  // R3.1 on a GPU that uses system memory as device memory (engines/shared_sysmem.h):
-  // cudaMemGetInfo's free leaves the page cache out, so SGLang reads the system's available
-  // memory instead (utils/common.py::get_available_gpu_memory): by SM from release 0.5.4, by
-  // torch's is_integrated from 0.5.9; before 0.5.4 cudaMemGetInfo's free.
-  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
-  if (is_integrated_cuda_device(gpu)) {
-    const SystemMemoryAsFree rule = ctx.rules.system_memory_as_free;
-    const bool psutil = reads_system_memory_as_free(rule, gpu);
+  if (integrated) {
     const std::string reading =
         !psutil ? "this SGLang (before 0.5.4) takes free memory from cudaMemGetInfo, which on "
                   "this device is the kernel's MemFree: the page cache counts as used, so a "

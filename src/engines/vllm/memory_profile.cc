@@ -107,6 +107,12 @@ void resolve_memory_profile(PlanContext& ctx) {
   Derivation& g = ctx.graph();
   Plan& plan = ctx.plan;
   const Calibration& cal = ctx.scenario.calibration;
+  // V2.1 on a GPU that uses system memory as device memory (engines/shared_sysmem.h): from
+  // 0.11.1 the snapshot's free memory is the system's available memory
+  // (utils/mem_utils.py::MemorySnapshot.measure); before, cudaMemGetInfo's, the kernel's MemFree.
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  const bool integrated = is_integrated_cuda_device(gpu);
+  const bool psutil_free = reads_system_memory_as_free(ctx.rules.system_memory_as_free, gpu);
   const ModelShape& m = ctx.scenario.model;
   // A log reader names the log line; options typed by hand name the option.
   const bool from_log = cal.source.rfind("log", 0) == 0;
@@ -149,14 +155,14 @@ void resolve_memory_profile(PlanContext& ctx) {
     g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kCalibration,
             cal_source("--free-before-load"),
             "Free memory in the worker's init snapshot (after NCCL, before the weights).");
-  } else if (is_integrated_cuda_device(ctx.scenario.hardware.gpu)) {
+  } else if (integrated) {
     free_at_start = total - kIntegratedHeldGib;
     g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kEstimate,
             fmt::format("estimate: T − {:.2f} GiB held by the OS and its services, the least a "
                         "published DGX Spark log shows (114.54 of 121.69 GiB free at startup); "
                         "every other process on the machine lowers it further",
                         kIntegratedHeldGib),
-            reads_system_memory_as_free(ctx.rules.system_memory_as_free, ctx.scenario.hardware.gpu)
+            psutil_free
                 ? "Free memory at the init snapshot: on a unified-memory GPU the system's "
                   "available memory (V2.1), estimated; give --free-before-load as `free -g`'s "
                   "'available'."
@@ -170,12 +176,7 @@ void resolve_memory_profile(PlanContext& ctx) {
             fmt::format("estimate: T − {:.2f} GiB CUDA context and NCCL (v0.19.0 sweep)", used),
             "Free memory at the init snapshot, estimated; give --free-before-load.");
   }
-  // V2.1 on a GPU that uses system memory as device memory (engines/shared_sysmem.h): from
-  // 0.11.1 the snapshot's free memory is the system's available memory
-  // (utils/mem_utils.py::MemorySnapshot.measure); before, cudaMemGetInfo's, the kernel's MemFree.
-  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
-  const bool psutil_free = reads_system_memory_as_free(ctx.rules.system_memory_as_free, gpu);
-  if (is_integrated_cuda_device(gpu) && !psutil_free) {
+  if (integrated && !psutil_free) {
     ctx.finding(
         Severity::kInfo, "unified-memory", {ctx.in.typed("gpu_memory_utilization")},
         fmt::format("{} shares its memory with the CPU, and this release reads free memory as "

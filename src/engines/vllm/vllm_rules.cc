@@ -264,8 +264,10 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
   if (!name.empty() && (name[0] == 'v' || name[0] == 'V'))
     name.erase(0, 1);
   // The rules of a release cut after the newest modelled date are those of that date.
+  const std::string unmodelled = unmodelled_changes_of(name);
   auto clamp = [&](EngineVersion v) {
     v.release = ReleaseFlagTables::of("vllm").release(name).value_or("");
+    v.unmodelled_changes = !unmodelled.empty();
     if (v.main_date > kNewestDate) {
       v.main_date = std::string(kNewestDate);
       v.basis += fmt::format(
@@ -275,19 +277,16 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
       v.rules_gap = fmt::format(
           "vllm {} was cut after the newest modelled rules (main {}): the capacity figures "
           "follow those rules{}; flags are judged by {}'s own parser",
-          name, kNewestDate, unmodelled_changes_of(name), name);
-      v.unmodelled_changes = !unmodelled_changes_of(name).empty();
+          name, kNewestDate, unmodelled, name);
     } else if (v.main_date < kOldestDate) {
       v.basis += fmt::format(
           "; older than the oldest modelled behaviour ({}): its rules are "
           "assumed",
           kOldestDate);
     }
-    if (v.rules_gap.empty() && !unmodelled_changes_of(name).empty()) {
-      v.rules_gap = fmt::format("vllm {} is modelled to its cut (main {}){}", name, v.main_date,
-                                unmodelled_changes_of(name));
-      v.unmodelled_changes = true;
-    }
+    if (v.rules_gap.empty() && !unmodelled.empty())
+      v.rules_gap =
+          fmt::format("vllm {} is modelled to its cut (main {}){}", name, v.main_date, unmodelled);
     return v;
   };
   for (int pass = 0; pass < 2; ++pass) {
@@ -330,8 +329,8 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
     v.newer_than_known = true;
     v.rules_gap = fmt::format(
         "{} {} is newer than every release servescope knows (newest {}): it is planned as {}{}",
-        "vllm", name, newest_release, newest_release, unmodelled_changes_of(name));
-    v.unmodelled_changes = !unmodelled_changes_of(name).empty();
+        "vllm", name, newest_release, newest_release, unmodelled);
+    v.unmodelled_changes = !unmodelled.empty();
     return v;
   }
   return fail(
