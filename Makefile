@@ -77,10 +77,13 @@ clean:
 #   make flags [FLAGS_ENGINES="sglang vllm"] [VERSIONS="0.5.18 0.5.23"]
 #   make engine-diff [ENGINE=sglang] A=0.5.18 B=0.5.23
 #   make wheel-grep ENGINE=vllm RE='is_integrated_gpu' FILES='utils/mem_utils.py' [FROM=0.11.0]
+#   make architectures: data/<engine>/architectures.tsv (each release's model registry) and
+#   data/architecture-model-types.tsv (transformers' architecture -> model_type)
 FLAGS_ENGINES ?= sglang vllm
+TRANSFORMERS_VERSION ?= 5.19.0
 ENGINE ?= sglang
 WHEELS_VENV := tools/engine-sync/.venv-wheels
-.PHONY: flags engine-diff wheel-grep
+.PHONY: flags engine-diff wheel-grep architectures
 flags:
 	@set -e; for e in $(FLAGS_ENGINES); do \
 	  [ ! -f tools/engine-sync/requirements-$$e.txt ] || tools/engine-sync/setup_venv.sh $$e; \
@@ -96,6 +99,10 @@ $(WHEELS_VENV)/.complete: tools/engine-sync/requirements-wheels.txt
 	@rm -rf $(WHEELS_VENV) && python3 -m venv $(WHEELS_VENV)
 	@$(WHEELS_VENV)/bin/pip install -q --no-deps -r $<
 	@touch $@
+
+architectures: $(WHEELS_VENV)/.complete
+	@set -e; for e in $(FLAGS_ENGINES); do $(WHEELS_VENV)/bin/python tools/engine-sync/registry.py $$e; done
+	@$(WHEELS_VENV)/bin/python tools/engine-sync/registry.py model-types $(TRANSFORMERS_VERSION)
 
 wheel-grep: $(WHEELS_VENV)/.complete
 	@$(WHEELS_VENV)/bin/python tools/engine-sync/wheel_grep.py $(ENGINE) '$(RE)' $(FILES) \
