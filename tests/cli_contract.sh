@@ -38,6 +38,24 @@ expect_usage_error "bad flag value" "--tp 0: must be" -- plan --gpu h100-sxm -- 
 expect_usage_error "non-numeric flag" "--tp abc: not an integer" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp abc
 expect_usage_error "fraction out of range" "--mem-fraction-static 1.7" -- plan --gpu h100-sxm -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --mem-fraction-static 1.7
 expect_usage_error "empty command" "no launch command" -- plan --gpu h100-sxm
+expect_usage_error "coverage of an unknown engine" "no model registry table for engine 'tgi'" -- models --coverage --engine tgi
+expect_usage_error "coverage before the table" "registry.py vllm --from 0.5.0" -- models --coverage --engine vllm@0.5.0
+expect_usage_error "models option without --coverage" "go with --coverage" -- models --json
+# models --coverage --json: one row per text and multimodal architecture, summary counts agree.
+"$bin" models --coverage --engine vllm@0.34.0 --json >"$tmp/coverage.json" 2>"$tmp/err" || fail "models --coverage --json: exit $?"
+python3 - "$tmp/coverage.json" <<'PY' || fail "models --coverage --json: contract"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["engine"] == "vllm" and d["release"] == "0.34.0", d["release"]
+rows = d["architectures"]
+assert {r["kind"] for r in rows} == {"text", "multimodal"}
+assert all(r["status"] in ("modelled", "gaps", "not-modelled") for r in rows)
+assert all(r["reason"] for r in rows if r["status"] != "modelled")
+for kind, s in d["summary"].items():
+    mine = [r for r in rows if r["kind"] == kind]
+    assert s["registered"] == len(mine)
+    assert s["modelled"] == sum(r["status"] == "modelled" for r in mine)
+PY
 expect_usage_error "not an engine" "names no known engine" -- plan --gpu h100-sxm -- ls -l
 expect_usage_error "unknown option" "--frobnicate" -- plan --frobnicate --gpu h100-sxm -- "${seed[@]}"
 expect_usage_error "unknown command" "did you mean plan" -- plna

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "catalog/model_layouts.h"
 #include "core/text.h"
 
 namespace servescope {
@@ -13,46 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-enum class Family { kDense, kMoe, kMla, kHybridLinear, kSlidingWindow };
-
-struct FamilyEntry {
-  std::string_view model_type;
-  Family family;
-};
-
-// model_type -> how its layers and FFN are laid out. Text sub-configs carry their own
-// model_type ("qwen3_5_moe_text", "llama4_text"); the top-level type is listed here.
-constexpr FamilyEntry kFamilies[] = {
-    {"llama", Family::kDense},
-    {"mistral", Family::kDense},
-    {"qwen2", Family::kDense},
-    {"qwen3", Family::kDense},
-    {"granite", Family::kDense},
-    {"gemma", Family::kDense},
-    {"phi", Family::kDense},
-    {"phi3", Family::kDense},
-    {"mistral3", Family::kDense},  // text_config: mistral
-    {"glm", Family::kDense},       // GLM-4 dense (transformers GlmConfig: llama-shaped keys)
-    {"glm4", Family::kDense},      // GLM-4-0414 (Glm4Config: the same keys, extra norms)
-    {"olmo2", Family::kDense},
-    {"llava_next", Family::kDense},  // text_config: the language model (granite-vision)
-    {"qwen2_moe", Family::kMoe},
-    {"qwen3_moe", Family::kMoe},
-    {"mixtral", Family::kMoe},
-    {"llama4", Family::kMoe},
-    {"glm4_moe", Family::kMoe},
-    {"deepseek_v2", Family::kMla},
-    {"deepseek_v3", Family::kMla},
-    {"kimi_k2", Family::kMla},
-    {"kimi_vl", Family::kMla},  // text_config: deepseek_v3
-    {"qwen3_next", Family::kHybridLinear},
-    {"qwen3_5_moe", Family::kHybridLinear},
-    {"qwen3_5", Family::kHybridLinear},
-    {"gemma2", Family::kSlidingWindow},
-    {"gemma3", Family::kSlidingWindow},
-    {"gemma3_text", Family::kSlidingWindow},
-    {"gpt_oss", Family::kSlidingWindow},
-};
+using Family = LayoutFamily;
 
 // Context-length keys in SGLang's order of preference
 // (utils/hf_transformers/common.py::CONTEXT_LENGTH_KEYS).
@@ -145,6 +107,7 @@ class ConfigReader {
   Status read_attention(const json& text);
   Status read_layers(const json& text, Family family);
   Status read_moe(const json& text, Family family);
+  void read_model_sliding_window(const json& text);
   Status read_quantization();
   Status read_context_length(const json& text);
   void read_vision();
@@ -182,17 +145,12 @@ Result<ModelShape> ConfigReader::read() {
     return error("field 'model_type' is missing; is this a Hugging Face config.json?");
   }
   shape_.model_type = mt->get<std::string>();
-  const FamilyEntry* entry = nullptr;
-  for (const FamilyEntry& e : kFamilies) {
-    if (e.model_type == shape_.model_type)
-      entry = &e;
-  }
-  if (entry == nullptr) {
-    return error(fmt::format(
-        "model_type '{}' (architectures[0] '{}') is not modelled; "
-        "supported model_type values: {}",
-        shape_.model_type, shape_.architecture, fmt::join(supported_model_types(), ", ")));
-  }
+  const LayoutRow* row = layout_row(shape_.architecture, shape_.model_type);
+  if (row == nullptr)
+    return error(not_modelled_reason(shape_.architecture, shape_.model_type));
+  const std::optional<Family> family = row->family;
+  if (!row->reads_as.empty())
+    shape_.model_type = row->reads_as;
   shape_.multimodal =
       std::find(std::begin(kMultimodalArchitectures), std::end(kMultimodalArchitectures),
                 shape_.architecture) != std::end(kMultimodalArchitectures);
@@ -214,10 +172,10 @@ Result<ModelShape> ConfigReader::read() {
   Status st = read_attention(*text);
   if (!st)
     return st.error();
-  st = read_layers(*text, entry->family);
+  st = read_layers(*text, *family);
   if (!st)
     return st.error();
-  st = read_moe(*text, entry->family);
+  st = read_moe(*text, *family);
   if (!st)
     return st.error();
   st = read_quantization();
@@ -260,14 +218,23 @@ Status ConfigReader::read_attention(const json& text) {
   // embeddings (GemmaConfig/Gemma2Config/Gemma3TextConfig tie_word_embeddings=True); Qwen2 and
   // Qwen2-MoE put a bias on q/k/v, Phi on q/k/v/dense.
   const bool gemma = shape_.model_type.rfind("gemma", 0) == 0;
+  // A composite (multimodal) config's own tie_word_embeddings governs its language model: vLLM
+  // 0.34.0 builds Mistral3ForConditionalGeneration tied (top level true) although its text_config
+  // says false (tests/oracle/layouts/vllm-0.34.0.jsonl).
   shape_.tie_word_embeddings =
-      text.value("tie_word_embeddings", root_.value("tie_word_embeddings", gemma));
-  shape_.attention_bias = text.value("attention_bias", shape_.model_type == "qwen2" ||
-                                                           shape_.model_type == "qwen2_moe" ||
-                                                           shape_.model_type == "phi");
+      root_.value("tie_word_embeddings", text.value("tie_word_embeddings", gemma));
+  // Qwen2-VL and Qwen2.5-VL's language models are Qwen2's, biases included.
+  shape_.attention_bias = text.value(
+      "attention_bias", shape_.model_type == "qwen2" || shape_.model_type == "qwen2_moe" ||
+                            shape_.model_type == "qwen2_vl" || shape_.model_type == "qwen2_5_vl" ||
+                            shape_.model_type == "phi");
   // PhiForCausalLM's MLP is fc1 -> gelu -> fc2, not a gated pair (modeling_phi.py::PhiMLP).
   shape_.gated_mlp = shape_.model_type != "phi";
-  shape_.attention_output_gate = text.value("attn_output_gate", shape_.model_type == "qwen3_next");
+  // Qwen3-Next and Qwen3.5 gate attention's output through a doubled q_proj whether or not the
+  // config says so (vLLM 0.34.0 builds a default Qwen3_5TextConfig gated: layouts oracle).
+  const bool gated_family =
+      shape_.model_type == "qwen3_next" || shape_.model_type.rfind("qwen3_5", 0) == 0;
+  shape_.attention_output_gate = text.value("attn_output_gate", gated_family);
   if (auto sw = get_int(text, "sliding_window", false))
     shape_.sliding_window = *sw;
   for (std::string_view key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
@@ -390,7 +357,24 @@ Status ConfigReader::read_layers(const json& text, Family family) {
     case Family::kDense:
       break;
   }
+  if (family == Family::kDense || family == Family::kMoe)
+    read_model_sliding_window(text);
   return ok_status();
+}
+
+// vLLM engine/arg_utils.py::create_engine_config: CacheConfig.sliding_window is the text config's
+// sliding_window when layer_types is absent (or all sliding); every Attention layer without a
+// per-layer window takes it (model_executor/layers/attention/attention.py::Attention.__init__).
+// transformers' Qwen2/Qwen3 configs set sliding_window to None unless use_sliding_window (their
+// default False), so the key alone does not window them.
+void ConfigReader::read_model_sliding_window(const json& text) {
+  if (shape_.sliding_window <= 0 || text.contains("layer_types") ||
+      shape_.count_layers(LayerKind::kSlidingAttention) > 0)
+    return;
+  const bool qwen = shape_.model_type.rfind("qwen", 0) == 0;
+  if (!text.value("use_sliding_window", !qwen))
+    return;
+  shape_.model_sliding_window = shape_.sliding_window;
 }
 
 Status ConfigReader::read_moe(const json& text, Family family) {
@@ -590,6 +574,25 @@ void ConfigReader::read_vision() {
     shape_.vision.hidden_size = it->get<int>();
   }
   shape_.vision.intermediate_size = vc->value("intermediate_size", 0);
+  VisionDims& v = shape_.vision;
+  // The encoder is the model family's (vision_config.model_type varies: "qwen2_vl_vision" in
+  // transformers 5, absent in older checkpoints).
+  v.model_type = shape_.model_type;
+  auto number = [&](std::string_view key) {
+    auto it = vc->find(key);
+    return it != vc->end() && it->is_number() ? it->get<int>() : 0;
+  };
+  v.embed_dim = number("embed_dim");
+  v.mlp_ratio = number("mlp_ratio");
+  // Qwen2-VL's vision hidden_size is its merger's output width.
+  v.out_hidden_size = v.embed_dim > 0 ? v.hidden_size.value_or(0) : number("out_hidden_size");
+  v.patch_size = number("patch_size");
+  v.temporal_patch_size = number("temporal_patch_size");
+  v.in_channels = number("in_channels");
+  v.spatial_merge_size = number("spatial_merge_size");
+  v.num_position_embeddings = number("num_position_embeddings");
+  if (auto ds = vc->find("deepstack_visual_indexes"); ds != vc->end() && ds->is_array())
+    v.deepstack_layers = static_cast<int>(ds->size());
 }
 
 }  // namespace
@@ -597,8 +600,10 @@ void ConfigReader::read_vision() {
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes = [] {
     std::vector<std::string> out;
-    for (const FamilyEntry& e : kFamilies)
-      out.emplace_back(e.model_type);
+    for (const LayoutRow& r : model_layouts()) {
+      if (!r.by_architecture)
+        out.push_back(r.match);
+    }
     return out;
   }();
   return kTypes;

@@ -48,10 +48,21 @@ struct LinearAttentionDims {
 
 struct VisionDims {
   bool present = false;
+  std::string model_type;                // the model's (top-level) model_type: whose encoder
   std::optional<int> num_hidden_layers;  // absent in Qwen3.5's vision_config (it says depth)
   int depth = 0;
   std::optional<int> hidden_size;
   int intermediate_size = 0;
+  // The fields the exactly modelled encoders read (catalog/vision_encoder.cc); 0 when absent.
+  int embed_dim = 0;  // Qwen2-VL's block width (its hidden_size is the merger's output)
+  int mlp_ratio = 0;  // Qwen2-VL
+  int out_hidden_size = 0;
+  int patch_size = 0;
+  int temporal_patch_size = 0;
+  int in_channels = 0;
+  int spatial_merge_size = 0;
+  int num_position_embeddings = 0;
+  int deepstack_layers = 0;  // len(deepstack_visual_indexes)
 };
 
 struct ModelShape {
@@ -77,6 +88,11 @@ struct ModelShape {
   std::int64_t context_length = 0;     // SGLang get_context_length semantics
   std::string context_length_field;    // which field it came from
   int sliding_window = 0;
+  // The config's window when it applies to every attention layer: sliding_window set and no
+  // layer_types listing which layers slide (Mistral v0.1, Phi-3/4). vLLM then windows every layer
+  // through CacheConfig.sliding_window; transformers' Qwen configs null it unless
+  // use_sliding_window. 0: none.
+  int model_sliding_window = 0;
 
   std::vector<LayerKind> layer_kinds;
   std::optional<MlaDims> mla;

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "catalog/vision_encoder.h"
+
 namespace servescope {
 namespace {
 
@@ -137,11 +139,16 @@ WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout)
     acc.plain("norms", 2 * h, 1);
   }
   if (s.vision.present && layout.include_vision) {
-    // A ViT block: qkv + proj (4h^2) and a two-matrix MLP; the encoder is TP-sharded.
-    const double vh = s.vision.hidden_size.value_or(1024);
-    const double vi = s.vision.intermediate_size > 0 ? s.vision.intermediate_size : 4 * vh;
-    const double blocks = s.vision.depth > 0 ? s.vision.depth : 24;
-    acc.plain("vision encoder", blocks * (4 * vh * vh + 2 * vh * vi), tp);
+    if (const auto vision = vision_encoder_params(s.vision)) {
+      acc.plain("vision encoder", vision->sharded, tp);
+      acc.plain("vision encoder", vision->replicated, 1);
+    } else {
+      // A ViT block: qkv + proj (4h^2) and a two-matrix MLP; the encoder is TP-sharded.
+      const double vh = s.vision.hidden_size.value_or(1024);
+      const double vi = s.vision.intermediate_size > 0 ? s.vision.intermediate_size : 4 * vh;
+      const double blocks = s.vision.depth > 0 ? s.vision.depth : 24;
+      acc.plain("vision encoder", blocks * (4 * vh * vh + 2 * vh * vi), tp);
+    }
   }
   WeightEstimate out = acc.take();
   if (s.mtp_layers > 0) {

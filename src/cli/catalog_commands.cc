@@ -2,12 +2,16 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "catalog/gpu_catalog.h"
 #include "catalog/gpu_evidence.h"
 #include "catalog/model_catalog.h"
 #include "cli/command.h"
+#include "cli/scenario_cli.h"
 #include "core/file.h"
+#include "engines/architecture_coverage.h"
+#include "report/coverage_report.h"
 #include "report/format.h"
 
 namespace servescope {
@@ -48,9 +52,56 @@ ExitStatus run_gpus(const CommandArgs& args) {
   return ExitStatus::kOk;
 }
 
+// models --coverage [--engine NAME[@VERSION]] [--all] [--json]: the architectures a release's
+// model registry lists and whether servescope plans each; every engine's newest release when no
+// --engine is given.
+ExitStatus run_models_coverage(const std::string& engine_spec, bool all, bool json) {
+  std::vector<std::string> specs = {engine_spec};
+  if (engine_spec.empty())
+    specs = registry_engines();
+  nlohmann::json docs = nlohmann::json::array();
+  for (const std::string& spec : specs) {
+    const auto at = spec.find('@');
+    const std::string engine = spec.substr(0, at);
+    const std::string version = at == std::string::npos ? "" : spec.substr(at + 1);
+    auto registry = architecture_registry(engine, version);
+    if (!registry)
+      return usage_error(
+          fmt::format("models --coverage --engine {}: {}", spec, registry.message()));
+    const auto coverage = architecture_coverage(*registry);
+    if (json)
+      docs.push_back(coverage_to_json(*registry, coverage));
+    else
+      std::cout << coverage_to_text(*registry, coverage, all)
+                << (&spec == &specs.back() ? "" : "\n");
+  }
+  if (json)
+    std::cout << (docs.size() == 1 ? docs[0] : nlohmann::json{{"engines", docs}}).dump(2) << "\n";
+  return ExitStatus::kOk;
+}
+
 ExitStatus run_models(const CommandArgs& args) {
-  if (!args.options.empty())
-    return usage_error("models: takes no arguments");
+  CLI::App app(
+      "List the bundled model configs, or which architectures an engine release "
+      "serves and whether servescope plans them.",
+      "models");
+  bool coverage = false, all = false, json = false;
+  std::string engine;
+  app.add_flag("--coverage", coverage,
+               "Each architecture the engine's model registry lists: modelled, modelled with "
+               "named gaps, or not modelled and why");
+  app.add_option("--engine", engine,
+                 "NAME[@VERSION]: one engine's registry at that release (default: every engine "
+                 "at its newest release read)");
+  app.add_flag("--all", all, "With --coverage: a row per architecture");
+  app.add_flag("--json", json,
+               "With --coverage: JSON (one engine's document, or {\"engines\": [...]} for all)");
+  if (auto exit = parse_command_line(app, args))
+    return *exit;
+  if (coverage)
+    return run_models_coverage(engine, all, json);
+  if (all || json || !engine.empty())
+    return usage_error("models: --engine, --all and --json go with --coverage");
   for (const std::string& id : bundled_model_ids())
     std::cout << id << "\n";
   return ExitStatus::kOk;

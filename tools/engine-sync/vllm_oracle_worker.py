@@ -183,7 +183,8 @@ def patch_triton_placeholder() -> None:
 def layer_plan(cfg) -> list[tuple[str, str]]:
     """(layer name, kind) for every decoder layer of one pp rank: kind is mamba (hybrid models:
     layer_types[i] == linear_attention), mla (model_config.use_mla), sliding_window
-    (layer_types[i] == sliding_attention and the config has sliding_window), chunked_local
+    (layer_types[i] == sliding_attention and the config has sliding_window, or the model-level
+    CacheConfig.sliding_window the engine resolved), chunked_local
     (attention_chunk_size and no_rope_layers[i] != 0, Llama 4) or full."""
     mc, pc = cfg.model_config, cfg.parallel_config
     hf = mc.hf_text_config
@@ -199,6 +200,11 @@ def layer_plan(cfg) -> list[tuple[str, str]]:
         elif mc.use_mla:
             plan.append((f"model.layers.{i}.self_attn.attn", "mla"))
         elif lt == "sliding_attention" and sw:
+            plan.append((f"model.layers.{i}.self_attn.attn", "sliding_window"))
+        elif getattr(cfg.cache_config, "sliding_window", None) and not layer_types:
+            # The model-level window: EngineArgs.create_engine_config sets
+            # CacheConfig.sliding_window when no layer_types lists the layers, and every Attention
+            # layer without a window of its own takes it (Phi-3/4, Mistral v0.1).
             plan.append((f"model.layers.{i}.self_attn.attn", "sliding_window"))
         elif chunk and no_rope is not None and i < len(no_rope) and no_rope[i] != 0:
             plan.append((f"model.layers.{i}.self_attn.attn", "chunked_local"))
@@ -590,12 +596,12 @@ def load_mods() -> dict:
     return mods
 
 
-def main(argv: list[str]) -> None:
-    src, overlay, inp, outp = argv[:4]
+def bootstrap(src: str, overlay: str):
+    """Put the release's tree (and the package set) first on sys.path and apply patches 1-3 of
+    the module docstring; returns (platform, mods). Shared with vllm_layouts_worker.py."""
     sys.path.insert(0, src)
     if overlay and overlay != "-":  # package sets, os.pathsep-separated, first wins
         sys.path[1:1] = overlay.split(os.pathsep)
-    t0 = time.time()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     install_stubs(src)
     import stubs  # ours: inert torchvision (mllama4 imports transformers' llama4 image processor)
@@ -613,6 +619,13 @@ def main(argv: list[str]) -> None:
             m.cuda_device_count_stateless = lambda: 8
     import logging
     logging.getLogger("vllm").setLevel(logging.ERROR)
+    return platform, mods
+
+
+def main(argv: list[str]) -> None:
+    src, overlay, inp, outp = argv[:4]
+    t0 = time.time()
+    platform, mods = bootstrap(src, overlay)
     import_s = round(time.time() - t0, 1)
     cases = [json.loads(l) for l in open(inp)]
     tb = os.environ.get("ORACLE_TRACEBACK")

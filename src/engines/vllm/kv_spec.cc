@@ -290,6 +290,13 @@ void resolve_kv_specs(PlanContext& ctx) {
       case LayerKind::kFullAttention:
         s.kind = SpecKind::kFull;
         s.page_bytes = attn_page;
+        // V3.7: a model-level window slides every layer; a uniform set of windowed specs stays
+        // windowed without the hybrid manager (kv_cache_planning.py::_promote_local_kv_cache_specs
+        // promotes only mixed sets).
+        if (m.model_sliding_window > 0 && !disable_sw) {
+          s.kind = SpecKind::kSlidingWindow;
+          s.window = m.model_sliding_window;
+        }
         break;
       case LayerKind::kMla:
         s.kind = SpecKind::kMla;
@@ -336,6 +343,26 @@ void resolve_kv_specs(PlanContext& ctx) {
                                         : ""),
          "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.get_kv_cache_spec",
          {"hybrid_kv_cache_manager", "arg.disable_sliding_window", "speculative_method"}});
+  for (const LayerSpec& s : ctx.specs) {
+    if (s.window <= 0)
+      continue;
+    const bool model_level = m.model_sliding_window > 0 && s.window == m.model_sliding_window;
+    g.add({"kv_window",
+           s.window,
+           "tokens",
+           model_level ? "V3.7" : "V3.3",
+           model_level
+               ? fmt::format("config.json sliding_window {} with no layer_types: CacheConfig."
+                             "sliding_window, which every attention layer takes.",
+                             s.window)
+               : fmt::format("The window of the {} layers ({}).", kind_name(s.kind),
+                             m.model_type == "llama4" ? "attention_chunk_size" : "sliding_window"),
+           model_level ? "vllm/engine/arg_utils.py::EngineArgs.create_engine_config; "
+                         "model_executor/layers/attention/attention.py::Attention.__init__"
+                       : "vllm/v1/kv_cache_interface.py::SlidingWindowSpec",
+           {"kv_layers"}});
+    break;
+  }
   g.add({"kv_page_bytes",
          attn_page,
          "bytes",

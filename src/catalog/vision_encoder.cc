@@ -1,0 +1,95 @@
+#include "catalog/vision_encoder.h"
+
+namespace servescope {
+namespace {
+
+// A column-parallel linear (its weight and bias split) followed by a row-parallel one (its weight
+// split, its bias on every rank): the MLPs and attention of vLLM's vision blocks.
+void column(VisionParams& p, double in, double out, bool bias) {
+  p.sharded += in * out + (bias ? out : 0);
+}
+void row(VisionParams& p, double in, double out, bool bias) {
+  p.sharded += in * out;
+  p.replicated += bias ? out : 0;
+}
+
+// The merger after the blocks: `norm` params, then (hidden·merge²) → same → out, with biases
+// (Qwen2-VL PatchMerger, Qwen2.5-VL Qwen2_5_VisionPatchMerger, Qwen3-VL Qwen3_VisionPatchMerger).
+void merger(VisionParams& p, double norm, double merged, double out) {
+  p.replicated += norm;
+  column(p, merged, merged, true);
+  row(p, merged, out, true);
+}
+
+// vLLM models/qwen2_vl.py Qwen2VisionTransformer: Conv3d patch embedding without bias,
+// LayerNorm blocks with a fused qkv and a two-matrix MLP of embed_dim × mlp_ratio.
+VisionParams qwen2_vl(const VisionDims& v) {
+  VisionParams p;
+  const double e = v.embed_dim, hidden = e * v.mlp_ratio;
+  p.replicated += v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size * e;
+  for (int i = 0; i < v.depth; ++i) {
+    p.replicated += 4 * e;  // norm1, norm2: LayerNorm weight and bias
+    column(p, e, 3 * e, true);
+    row(p, e, e, true);
+    column(p, e, hidden, true);
+    row(p, hidden, e, true);
+  }
+  const double merged = e * v.spatial_merge_size * v.spatial_merge_size;
+  merger(p, 2 * e, merged, v.out_hidden_size);
+  return p;
+}
+
+// models/qwen2_5_vl.py Qwen2_5_VisionTransformer: RMSNorm blocks, a gated MLP with biases.
+VisionParams qwen2_5_vl(const VisionDims& v) {
+  VisionParams p;
+  const double h = v.hidden_size.value_or(0), i = v.intermediate_size;
+  p.replicated += v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size * h;
+  for (int b = 0; b < v.depth; ++b) {
+    p.replicated += 2 * h;  // norm1, norm2: RMSNorm weight
+    column(p, h, 3 * h, true);
+    row(p, h, h, true);
+    column(p, h, 2 * i, true);  // gate_up_proj
+    row(p, i, h, true);
+  }
+  const double merged = h * v.spatial_merge_size * v.spatial_merge_size;
+  merger(p, h, merged, v.out_hidden_size);
+  return p;
+}
+
+// models/qwen3_vl.py Qwen3_VisionTransformer (also Qwen3.5's): Conv3d patch embedding with bias,
+// learned position embeddings, LayerNorm blocks with a two-matrix MLP, a merger and one more
+// merger per deepstack layer (its norm over the merged width).
+VisionParams qwen3_vl(const VisionDims& v) {
+  VisionParams p;
+  const double h = v.hidden_size.value_or(0), i = v.intermediate_size;
+  p.replicated += v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size * h + h;
+  p.replicated += static_cast<double>(v.num_position_embeddings) * h;
+  for (int b = 0; b < v.depth; ++b) {
+    p.replicated += 4 * h;
+    column(p, h, 3 * h, true);
+    row(p, h, h, true);
+    column(p, h, i, true);
+    row(p, i, h, true);
+  }
+  const double merged = h * v.spatial_merge_size * v.spatial_merge_size;
+  merger(p, 2 * h, merged, v.out_hidden_size);
+  for (int d = 0; d < v.deepstack_layers; ++d)
+    merger(p, 2 * merged, merged, v.out_hidden_size);
+  return p;
+}
+
+}  // namespace
+
+std::optional<VisionParams> vision_encoder_params(const VisionDims& v) {
+  if (v.model_type == "qwen2_vl" && v.embed_dim > 0)
+    return qwen2_vl(v);
+  if (v.model_type == "qwen2_5_vl" && v.hidden_size)
+    return qwen2_5_vl(v);
+  if ((v.model_type == "qwen3_vl" || v.model_type == "qwen3_vl_moe" || v.model_type == "qwen3_5" ||
+       v.model_type == "qwen3_5_moe") &&
+      v.hidden_size)
+    return qwen3_vl(v);
+  return std::nullopt;
+}
+
+}  // namespace servescope

@@ -1,0 +1,208 @@
+#include "engines/architecture_coverage.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "catalog/embedded_data.h"
+#include "catalog/model_layouts.h"
+#include "core/text.h"
+#include "engines/pypi_releases.h"
+
+namespace servescope {
+namespace {
+
+// The data rows of an embedded TSV (comment lines and the header left out).
+std::vector<std::vector<std::string_view>> tsv_rows(std::string_view text) {
+  std::vector<std::vector<std::string_view>> rows;
+  bool header = true;
+  for (std::string_view line : split(text, '\n')) {
+    if (line.empty() || line.front() == '#')
+      continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    rows.push_back(split(line, '\t'));
+  }
+  return rows;
+}
+
+std::string_view first_line(std::string_view text) {
+  const auto nl = text.find('\n');
+  std::string_view line = text.substr(0, nl);
+  if (!line.empty() && line.front() == '#')
+    line.remove_prefix(std::min<std::size_t>(2, line.size()));
+  return line;
+}
+
+// The releases the table was read from (its "# releases read:" line), oldest first.
+std::vector<std::string> releases_read(std::string_view text) {
+  constexpr std::string_view kMark = "# releases read: ";
+  for (std::string_view line : split(text, '\n')) {
+    if (line.rfind(kMark, 0) == 0) {
+      std::vector<std::string> out;
+      for (std::string_view r : split(line.substr(kMark.size()), ' ')) {
+        if (!r.empty())
+          out.emplace_back(r);
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+bool at_or_before(std::string_view a, std::string_view b) {
+  return release_numbers(a) <= release_numbers(b);
+}
+
+struct LayoutGap {
+  std::string engine, architecture, cause;
+};
+
+const std::vector<LayoutGap>& layout_gaps() {
+  static const std::vector<LayoutGap> kGaps = [] {
+    std::vector<LayoutGap> out;
+    if (const std::string_view* text = find_embedded_file("model-layout-gaps.tsv")) {
+      for (const auto& cols : tsv_rows(*text)) {
+        if (cols.size() >= 4)
+          out.push_back({std::string(cols[0]), std::string(cols[1]),
+                         fmt::format("{}: {}", cols[2], cols[3])});
+      }
+    }
+    return out;
+  }();
+  return kGaps;
+}
+
+}  // namespace
+
+const RegisteredArchitecture* ArchitectureRegistry::find(std::string_view architecture) const {
+  for (const RegisteredArchitecture& a : architectures) {
+    if (a.architecture == architecture)
+      return &a;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> registry_engines() {
+  std::vector<std::string> out;
+  for (const EmbeddedFile& f : embedded_files()) {
+    const auto slash = f.path.find('/');
+    if (slash != std::string_view::npos && f.path.substr(slash + 1) == "architectures.tsv")
+      out.emplace_back(f.path.substr(0, slash));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<ArchitectureRegistry> architecture_registry(std::string_view engine,
+                                                   std::string_view version) {
+  const std::string path = fmt::format("{}/architectures.tsv", engine);
+  const std::string_view* text = find_embedded_file(path);
+  if (text == nullptr)
+    return fail(fmt::format("no model registry table for engine '{}' (sglang or vllm)", engine));
+  const std::vector<std::string> releases = releases_read(*text);
+  if (releases.empty())
+    throw std::logic_error("data/" + path + " names no release it was read from");
+  // The release read at or before `version`: registries only grow between the releases read.
+  std::string chosen = releases.back();
+  if (!version.empty()) {
+    if (!at_or_before(releases.front(), version)) {
+      return fail(fmt::format(
+          "{} {}: the model registry table starts at {} (`python3 tools/engine-sync/registry.py "
+          "{} --from {}` reads older releases)",
+          engine, version, releases.front(), engine, version));
+    }
+    for (const std::string& r : releases) {
+      if (at_or_before(r, version))
+        chosen = r;
+    }
+  }
+  ArchitectureRegistry out;
+  out.engine = std::string(engine);
+  out.release = chosen;
+  out.header = std::string(first_line(*text));
+  for (const auto& cols : tsv_rows(*text)) {
+    if (cols.size() < 5)
+      throw std::logic_error("data/" + path + ": a row without five columns");
+    if (at_or_before(cols[3], chosen) && at_or_before(chosen, cols[4])) {
+      out.architectures.push_back(
+          {std::string(cols[0]), std::string(cols[1]), std::string(cols[2])});
+    }
+  }
+  return out;
+}
+
+std::string_view coverage_status_name(CoverageStatus status) {
+  switch (status) {
+    case CoverageStatus::kModelled:
+      return "modelled";
+    case CoverageStatus::kGaps:
+      return "gaps";
+    case CoverageStatus::kNotModelled:
+      return "not-modelled";
+  }
+  return "?";
+}
+
+std::string transformers_model_type(std::string_view architecture) {
+  static const std::vector<std::pair<std::string, std::string>> kTypes = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (const std::string_view* text = find_embedded_file("architecture-model-types.tsv")) {
+      for (const auto& cols : tsv_rows(*text)) {
+        if (cols.size() >= 2)
+          out.emplace_back(std::string(cols[0]), std::string(cols[1]));
+      }
+    }
+    return out;
+  }();
+  for (const auto& [arch, type] : kTypes) {
+    if (arch == architecture)
+      return type;
+  }
+  return {};
+}
+
+std::vector<ArchitectureCoverage> architecture_coverage(const ArchitectureRegistry& registry) {
+  std::vector<ArchitectureCoverage> out;
+  for (const RegisteredArchitecture& a : registry.architectures) {
+    if (a.kind != "text" && a.kind != "multimodal")
+      continue;
+    ArchitectureCoverage c;
+    c.registered = a;
+    c.model_type = transformers_model_type(a.architecture);
+    const LayoutRow* row = layout_row(a.architecture, c.model_type);
+    if (row == nullptr) {
+      c.reason = c.model_type.empty()
+                     ? "its config comes with the model's own code (no transformers model_type) "
+                       "and no layout row names the architecture"
+                     : fmt::format("model_type '{}' has no layout row", c.model_type);
+      if (const std::string kinds = engine_layer_kinds(a.architecture); !kinds.empty())
+        c.reason += fmt::format(" (vLLM builds it with {} layers)", kinds);
+      out.push_back(std::move(c));
+      continue;
+    }
+    c.family = std::string(family_name(row->family));
+    c.status = CoverageStatus::kModelled;
+    if (std::find(row->checked.begin(), row->checked.end(), registry.engine) ==
+        row->checked.end()) {
+      c.status = CoverageStatus::kGaps;
+      c.reason = fmt::format("the {} layout is checked against {}'s model code only, not {}'s",
+                             c.family, fmt::join(row->checked, " and "), registry.engine);
+    }
+    for (const LayoutGap& g : layout_gaps()) {
+      if (g.architecture == a.architecture && (g.engine == "*" || g.engine == registry.engine)) {
+        c.status = CoverageStatus::kGaps;
+        c.reason += (c.reason.empty() ? "" : "; ") + g.cause;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace servescope

@@ -1,0 +1,86 @@
+#include "engines/architecture_coverage.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace servescope {
+namespace {
+
+const ArchitectureCoverage* find(const std::vector<ArchitectureCoverage>& rows,
+                                 std::string_view arch) {
+  auto it = std::find_if(rows.begin(), rows.end(), [&](const ArchitectureCoverage& c) {
+    return c.registered.architecture == arch;
+  });
+  return it == rows.end() ? nullptr : &*it;
+}
+
+TEST(ArchitectureRegistry, ListsWhatTheReleaseRegistered) {
+  auto r = architecture_registry("vllm", "0.34.0");
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_EQ(r->release, "0.34.0");
+  const RegisteredArchitecture* llama = r->find("LlamaForCausalLM");
+  ASSERT_NE(llama, nullptr);
+  EXPECT_EQ(llama->kind, "text");
+  EXPECT_EQ(llama->module, "llama");
+  ASSERT_NE(r->find("Qwen2_5_VLForConditionalGeneration"), nullptr);
+  EXPECT_EQ(r->find("Qwen2_5_VLForConditionalGeneration")->kind, "multimodal");
+  EXPECT_EQ(r->find("LlamaForCausalLMEagle3")->kind, "speculative");
+}
+
+TEST(ArchitectureRegistry, AnOlderReleaseListsOnlyWhatItHad) {
+  // Qwen3-Next entered vLLM's registry in 0.10.2 (data/vllm/architectures.tsv).
+  auto before = architecture_registry("vllm", "0.10.1.1");
+  auto after = architecture_registry("vllm", "0.10.2");
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(before->find("Qwen3NextForCausalLM"), nullptr);
+  EXPECT_NE(after->find("Qwen3NextForCausalLM"), nullptr);
+  // A release between two that were read takes the one at or before it.
+  auto between = architecture_registry("vllm", "0.10.1.5");
+  ASSERT_TRUE(between);
+  EXPECT_EQ(between->release, "0.10.1.1");
+}
+
+TEST(ArchitectureRegistry, DefaultIsTheNewestReleaseRead) {
+  auto r = architecture_registry("sglang", "");
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_FALSE(r->release.empty());
+  EXPECT_NE(r->find("Qwen3ForCausalLM"), nullptr);
+}
+
+TEST(ArchitectureRegistry, RefusesAReleaseOlderThanTheTableAndAnUnknownEngine) {
+  auto old = architecture_registry("vllm", "0.5.0");
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.message().find("registry.py vllm --from 0.5.0"), std::string::npos)
+      << old.message();
+  auto unknown = architecture_registry("tgi", "");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.message().find("'tgi'"), std::string::npos);
+}
+
+TEST(ArchitectureCoverage, ModelledByTheReaderTheConfigGoesThrough) {
+  auto r = architecture_registry("vllm", "0.34.0");
+  ASSERT_TRUE(r);
+  const auto rows = architecture_coverage(*r);
+  const ArchitectureCoverage* llama = find(rows, "LlamaForCausalLM");
+  ASSERT_NE(llama, nullptr);
+  EXPECT_EQ(llama->status, CoverageStatus::kModelled);
+  EXPECT_EQ(llama->family, "dense");
+  EXPECT_EQ(llama->model_type, "llama");
+  // Pooling and speculative architectures are not part of the coverage.
+  EXPECT_EQ(find(rows, "LlamaForCausalLMEagle3"), nullptr);
+  // A text architecture with a transformers model_type but no reader says which.
+  const ArchitectureCoverage* rwkv = nullptr;
+  for (const auto& c : rows) {
+    if (c.status == CoverageStatus::kNotModelled && !c.model_type.empty()) {
+      rwkv = &c;
+      break;
+    }
+  }
+  ASSERT_NE(rwkv, nullptr);
+  EXPECT_NE(rwkv->reason.find("model_type '" + rwkv->model_type + "'"), std::string::npos)
+      << rwkv->reason;
+}
+
+}  // namespace
+}  // namespace servescope
