@@ -229,7 +229,8 @@ Status ConfigReader::read_attention(const json& text) {
                             shape_.model_type == "qwen2_vl" || shape_.model_type == "qwen2_5_vl" ||
                             shape_.model_type == "phi");
   // PhiForCausalLM's MLP is fc1 -> gelu -> fc2, not a gated pair (modeling_phi.py::PhiMLP).
-  shape_.gated_mlp = shape_.model_type != "phi";
+  // Apertus: up -> xIELU -> down (vLLM models/apertus.py ApertusMLP).
+  shape_.gated_mlp = shape_.model_type != "phi" && shape_.model_type != "apertus";
   // Qwen3-Next and Qwen3.5 gate attention's output through a doubled q_proj whether or not the
   // config says so (vLLM 0.34.0 builds a default Qwen3_5TextConfig gated: layouts oracle).
   const bool gated_family =
@@ -237,6 +238,10 @@ Status ConfigReader::read_attention(const json& text) {
   shape_.attention_output_gate = text.value("attn_output_gate", gated_family);
   if (auto sw = get_int(text, "sliding_window", false))
     shape_.sliding_window = *sw;
+  // A Cohere 2 sliding layer sees [pos - sliding_window, pos]: a window of sliding_window + 1
+  // tokens (vLLM models/commandr.py CohereAttention, "to match the training convention").
+  if (shape_.sliding_window > 0 && shape_.model_type.rfind("cohere2", 0) == 0)
+    shape_.sliding_window += 1;
   for (std::string_view key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
     if (auto v = get_int(text, key, false))
       shape_.mtp_layers = std::max(shape_.mtp_layers, *v);
@@ -378,34 +383,43 @@ void ConfigReader::read_model_sliding_window(const json& text) {
 }
 
 Status ConfigReader::read_moe(const json& text, Family family) {
-  const bool moe_family = family == Family::kMoe || family == Family::kMla ||
-                          shape_.model_type == "qwen3_next" || shape_.model_type == "qwen3_5_moe" ||
-                          shape_.model_type == "gpt_oss";
-  if (!moe_family)
-    return ok_status();
   MoeDims m;
-  for (std::string_view key : {"num_experts", "n_routed_experts", "num_local_experts"}) {
+  for (std::string_view key :
+       {"num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"}) {
     if (auto v = get_int(text, key, false)) {
       m.num_experts = *v;
       break;
     }
   }
+  // Families whose every config routes to experts; a sliding-window or hybrid one does when its
+  // config counts experts (gpt-oss, Qwen3-Next, Qwen3.5 MoE, Cohere 2 MoE).
+  const bool moe_family = family == Family::kMoe || family == Family::kMla ||
+                          shape_.model_type == "qwen3_next" || shape_.model_type == "qwen3_5_moe" ||
+                          shape_.model_type == "gpt_oss" || m.num_experts > 0;
+  if (!moe_family)
+    return ok_status();
   if (m.num_experts == 0) {
     if (family == Family::kMla)
       return ok_status();  // DeepSeek-V2 dense variants
     return error(fmt::format("field '{}' is missing (an MoE model needs its expert count)",
                              field("num_experts")));
   }
+  // ERNIE 4.5 spells them moe_k, moe_num_shared_experts, moe_layer_start_index/interval.
   m.experts_per_token = get_int(text, "num_experts_per_tok", false)
-                            .value_or(get_int(text, "experts_per_token", false).value_or(0));
+                            .value_or(get_int(text, "experts_per_token", false)
+                                          .value_or(get_int(text, "moe_k", false).value_or(0)));
   m.expert_intermediate =
       get_int(text, "moe_intermediate_size", false).value_or(shape_.intermediate_size);
-  m.num_shared_experts = get_int(text, "n_shared_experts", false).value_or(0);
+  m.num_shared_experts = get_int(text, "n_shared_experts", false)
+                             .value_or(get_int(text, "moe_num_shared_experts", false).value_or(0));
   m.shared_expert_intermediate =
       get_int(text, "shared_expert_intermediate_size", false).value_or(0);
-  m.first_dense_layers = get_int(text, "first_k_dense_replace", false).value_or(0);
-  m.moe_layer_step = get_int(text, "interleave_moe_layer_step", false)
-                         .value_or(get_int(text, "decoder_sparse_step", false).value_or(1));
+  m.first_dense_layers = get_int(text, "first_k_dense_replace", false)
+                             .value_or(get_int(text, "moe_layer_start_index", false).value_or(0));
+  m.moe_layer_step =
+      get_int(text, "interleave_moe_layer_step", false)
+          .value_or(get_int(text, "decoder_sparse_step", false)
+                        .value_or(get_int(text, "moe_layer_interval", false).value_or(1)));
   if (shape_.model_type == "llama4") {
     // Llama 4: intermediate_size is the expert (and shared expert) width;
     // intermediate_size_mlp is the dense layers' width.
