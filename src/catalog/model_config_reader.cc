@@ -410,8 +410,17 @@ Status ConfigReader::read_moe(const json& text, Family family) {
                                           .value_or(get_int(text, "moe_k", false).value_or(0)));
   m.expert_intermediate =
       get_int(text, "moe_intermediate_size", false).value_or(shape_.intermediate_size);
-  m.num_shared_experts = get_int(text, "n_shared_experts", false)
-                             .value_or(get_int(text, "moe_num_shared_experts", false).value_or(0));
+  for (std::string_view key :
+       {"n_shared_experts", "moe_num_shared_experts", "num_shared_experts"}) {
+    if (auto v = get_int(text, key, false)) {
+      m.num_shared_experts = *v;
+      break;
+    }
+  }
+  if (auto types = text.find("mlp_layer_types"); types != text.end() && types->is_array()) {
+    for (const json& t : *types)
+      m.sparse_layers.push_back(t.is_string() && t.get<std::string>() == "sparse");
+  }
   m.shared_expert_intermediate =
       get_int(text, "shared_expert_intermediate_size", false).value_or(0);
   m.first_dense_layers = get_int(text, "first_k_dense_replace", false)

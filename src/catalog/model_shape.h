@@ -33,6 +33,9 @@ struct MoeDims {
   int shared_expert_intermediate = 0;  // Qwen-style single shared expert of its own size
   int first_dense_layers = 0;          // DeepSeek first_k_dense_replace
   int moe_layer_step = 1;              // every Nth layer is MoE (llama4 interleave)
+  // config.json mlp_layer_types ("dense"/"sparse" per layer) where a config lists them; it wins
+  // over first_dense_layers and moe_layer_step.
+  std::vector<bool> sparse_layers;
 };
 
 /// Gated-DeltaNet dims (Qwen3-Next, Qwen3.5): linear_* fields of config.json.

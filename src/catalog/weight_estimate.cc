@@ -101,8 +101,11 @@ void add_linear_attention_layer(Accumulator& acc, const ModelShape& s) {
 void add_ffn_layer(Accumulator& acc, const ModelShape& s, int layer) {
   const double h = s.hidden_size, tp = acc.tp();
   const MoeDims* m = s.moe ? &*s.moe : nullptr;
-  const bool moe_layer = m != nullptr && layer >= m->first_dense_layers &&
-                         (layer + 1) % std::max(1, m->moe_layer_step) == 0;
+  const bool listed = m != nullptr && static_cast<std::size_t>(layer) < m->sparse_layers.size();
+  const bool moe_layer =
+      m != nullptr && (listed ? m->sparse_layers[static_cast<std::size_t>(layer)]
+                              : layer >= m->first_dense_layers &&
+                                    (layer + 1) % std::max(1, m->moe_layer_step) == 0);
   if (!moe_layer) {
     const double matrices = s.gated_mlp ? 3 : 2;
     acc.linear("dense MLP", "layers.*.mlp.down_proj", matrices * h * s.intermediate_size, tp);
