@@ -150,6 +150,58 @@ TEST(ModelConfig, Phi3SlidingWindowFieldDoesNotMakeSlidingLayers) {
   EXPECT_EQ(m.head_dim, 128);
   EXPECT_TRUE(m.gated_mlp);
   EXPECT_EQ(m.context_length, 16384);
+  // vLLM windows every layer with it (CacheConfig.sliding_window; the layouts oracle shows 40
+  // SlidingWindowSpec layers of 16384); SGLang does not read it.
+  EXPECT_EQ(m.model_sliding_window, 16384);
+}
+
+TEST(ModelConfig, QwenSlidingWindowKeyWithoutUseSlidingWindowWindowsNothing) {
+  // Qwen2.5 configs carry sliding_window 131072 with use_sliding_window false; transformers'
+  // Qwen2Config drops the window then, so vLLM keeps every layer full.
+  ModelShape m = load("Qwen/Qwen2.5-7B-Instruct");
+  EXPECT_EQ(m.sliding_window, 131072);
+  EXPECT_EQ(m.model_sliding_window, 0);
+}
+
+TEST(ModelConfig, Cohere2SlidingLayersSeeOneTokenMoreThanTheirWindow) {
+  auto m = read_model_config(
+      R"({"architectures": ["Cohere2ForCausalLM"], "model_type": "cohere2", "hidden_size": 8192,
+          "num_hidden_layers": 4, "num_attention_heads": 64, "num_key_value_heads": 8,
+          "head_dim": 128, "intermediate_size": 22528, "vocab_size": 256000,
+          "sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention",
+          "sliding_attention", "full_attention"]})",
+      "cohere2 dims");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->count_layers(LayerKind::kSlidingAttention), 3);
+  EXPECT_EQ(m->sliding_window, 4097);
+}
+
+TEST(ModelConfig, ErnieMoeKeysAndListedSparseLayers) {
+  auto m = read_model_config(
+      R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe",
+          "hidden_size": 2560, "num_hidden_layers": 4, "num_attention_heads": 20,
+          "num_key_value_heads": 4, "intermediate_size": 12288, "vocab_size": 103424,
+          "moe_num_experts": 64, "moe_k": 6, "moe_intermediate_size": 1536,
+          "moe_num_shared_experts": 2, "moe_layer_start_index": 1,
+          "mlp_layer_types": ["dense", "sparse", "dense", "sparse"]})",
+      "ernie dims");
+  ASSERT_TRUE(m) << m.message();
+  ASSERT_TRUE(m->moe);
+  EXPECT_EQ(m->moe->num_experts, 64);
+  EXPECT_EQ(m->moe->experts_per_token, 6);
+  EXPECT_EQ(m->moe->num_shared_experts, 2);
+  EXPECT_EQ(m->moe->first_dense_layers, 1);
+  // The listed layers win: layer 2 is dense although it is past the first dense layer.
+  const WeightEstimate w = estimate_weights(*m, {1, true});
+  const double dense_mlp = 3.0 * 2560 * 12288;
+  const double experts = 3.0 * 2560 * 1536 * (64 + 2) + 2560.0 * 64;
+  double mlp = 0;
+  for (const WeightPart& p : w.parts) {
+    if (p.name == "dense MLP" || p.name == "experts" || p.name == "shared experts" ||
+        p.name == "router")
+      mlp += p.params;
+  }
+  EXPECT_DOUBLE_EQ(mlp, 2 * dense_mlp + 2 * experts);
 }
 
 // Families without a bundled config: the inputs below carry only the dimensions the model cards
@@ -272,6 +324,11 @@ TEST(ModelConfig, UnknownArchitectureNamesTheField) {
                              "cfg.json");
   ASSERT_FALSE(m);
   EXPECT_NE(m.message().find("model_type 'mamba'"), std::string::npos) << m.message();
+  // What the engine's own code builds it with (data/layer-kinds.tsv) and the nearest kind.
+  EXPECT_NE(m.message().find("vLLM builds it with 32 mamba layers"), std::string::npos)
+      << m.message();
+  EXPECT_NE(m.message().find("nearest modelled kind: hybrid_linear"), std::string::npos)
+      << m.message();
 }
 
 TEST(ModelConfig, MissingFieldIsNamed) {

@@ -1,0 +1,60 @@
+#include "catalog/vision_encoder.h"
+
+#include <gtest/gtest.h>
+
+namespace servescope {
+namespace {
+
+// Qwen2-VL's default vision tower (transformers Qwen2VLConfig): embed_dim 1280, 32 blocks, MLP
+// ratio 4, merged into 3584. Counted by hand from models/qwen2_vl.py's modules; vLLM 0.34.0 built
+// it with 1,351,518,208 bytes of bf16 parameters, 677,516,288 per rank at tp 2
+// (tests/oracle/layouts/vllm-0.34.0.jsonl).
+TEST(VisionEncoder, Qwen2VlCountsEveryModuleAndWhatTpReplicates) {
+  VisionDims v;
+  v.present = true;
+  v.model_type = "qwen2_vl";
+  v.depth = 32;
+  v.embed_dim = 1280;
+  v.mlp_ratio = 4;
+  v.out_hidden_size = 3584;
+  v.patch_size = 14;
+  v.temporal_patch_size = 2;
+  v.in_channels = 3;
+  v.spatial_merge_size = 2;
+  auto p = vision_encoder_params(v);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->sharded + p->replicated, 1351518208.0 / 2);
+  // Patch embedding 1,505,280; LayerNorms 163,840 + 2,560; row-parallel biases 85,504.
+  EXPECT_DOUBLE_EQ(p->replicated, 1757184.0);
+  EXPECT_DOUBLE_EQ(p->sharded / 2 + p->replicated, 677516288.0 / 2);
+}
+
+TEST(VisionEncoder, Qwen3VlAddsPositionEmbeddingsAndDeepstackMergers) {
+  VisionDims v;
+  v.present = true;
+  v.model_type = "qwen3_vl";
+  v.depth = 27;
+  v.hidden_size = 1152;
+  v.intermediate_size = 4304;
+  v.out_hidden_size = 3584;
+  v.patch_size = 16;
+  v.temporal_patch_size = 2;
+  v.in_channels = 3;
+  v.spatial_merge_size = 2;
+  v.num_position_embeddings = 2304;
+  v.deepstack_layers = 3;
+  auto p = vision_encoder_params(v);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->sharded + p->replicated, 1133898208.0 / 2);
+}
+
+TEST(VisionEncoder, AnUnknownEncoderIsLeftToTheEstimate) {
+  VisionDims v;
+  v.present = true;
+  v.model_type = "pixtral";
+  v.hidden_size = 1024;
+  EXPECT_FALSE(vision_encoder_params(v));
+}
+
+}  // namespace
+}  // namespace servescope
