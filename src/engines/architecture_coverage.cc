@@ -137,6 +137,31 @@ Result<ArchitectureRegistry> architecture_registry(std::string_view engine,
   return out;
 }
 
+std::string unregistered_architecture(std::string_view engine, std::string_view release,
+                                      std::string_view architecture) {
+  const std::string_view* text = find_embedded_file(fmt::format("{}/architectures.tsv", engine));
+  if (text == nullptr || release.empty() || architecture.empty())
+    return {};
+  const std::vector<std::string> read = releases_read(*text);
+  if (std::find(read.begin(), read.end(), release) == read.end())
+    return {};
+  std::string listed;
+  for (const auto& cols : tsv_rows(*text)) {
+    if (cols.size() < 5 || cols[0] != architecture)
+      continue;
+    if (at_or_before(cols[3], release) && at_or_before(release, cols[4]))
+      return {};
+    listed = fmt::format("; {} {} … {} list it", engine, cols[3], cols[4]);
+  }
+  // vllm model_executor/models/registry.py::_ModelRegistry._raise_for_unsupported and SGLang
+  // srt/models/registry.py::_ModelRegistry._raise_for_unsupported word it so.
+  return fmt::format(
+      "Model architectures ['{}'] are not supported for now: {} {}'s model registry does not "
+      "list it{}; the engine serves it only through its Transformers backend, where transformers "
+      "implements the model",
+      architecture, engine, release, listed);
+}
+
 std::string_view coverage_status_name(CoverageStatus status) {
   switch (status) {
     case CoverageStatus::kModelled:

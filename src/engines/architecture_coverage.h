@@ -53,6 +53,12 @@ struct ArchitectureCoverage {
 /// Coverage of each text and multimodal architecture of the registry, in its order.
 std::vector<ArchitectureCoverage> architecture_coverage(const ArchitectureRegistry& registry);
 
+/// One line when `release` of `engine` is a release whose registry was read and does not list
+/// `architecture` (what the engine says, the releases that do list it, and the Transformers
+/// fallback both engines try); "" when it is listed or no table covers that exact release.
+std::string unregistered_architecture(std::string_view engine, std::string_view release,
+                                      std::string_view architecture);
+
 /// The model_type transformers gives an architecture (data/architecture-model-types.tsv).
 std::string transformers_model_type(std::string_view architecture);
 

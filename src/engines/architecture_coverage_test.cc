@@ -84,3 +84,28 @@ TEST(ArchitectureCoverage, ModelledByTheReaderTheConfigGoesThrough) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+TEST(UnregisteredArchitecture, SaidAsTheEngineSaysItWithTheReleasesThatListIt) {
+  // Qwen3.5's MoE entered vLLM's registry in 0.17.0 (data/vllm/architectures.tsv).
+  const std::string before =
+      unregistered_architecture("vllm", "0.15.0", "Qwen3_5MoeForConditionalGeneration");
+  EXPECT_NE(before.find("Model architectures ['Qwen3_5MoeForConditionalGeneration'] are not "
+                        "supported for now"),
+            std::string::npos)
+      << before;
+  EXPECT_NE(before.find("vllm 0.17.0 … "), std::string::npos) << before;
+  EXPECT_EQ(unregistered_architecture("vllm", "0.17.0", "Qwen3_5MoeForConditionalGeneration"), "");
+  // Never listed: no release range to name.
+  const std::string never = unregistered_architecture("sglang", "0.5.23", "NoSuchForCausalLM");
+  EXPECT_NE(never.find("sglang 0.5.23's model registry does not list it;"), std::string::npos)
+      << never;
+  // A main-branch date or a release that was not read is not judged.
+  EXPECT_EQ(unregistered_architecture("vllm", "", "NoSuchForCausalLM"), "");
+  EXPECT_EQ(unregistered_architecture("vllm", "0.99.0", "NoSuchForCausalLM"), "");
+}
+
+}  // namespace
+}  // namespace servescope

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/architecture_coverage.h"
 #include "engines/release_flags.h"
 #include "engines/sglang/capacity_rules.h"
 #include "engines/sglang/server_args_resolution.h"
@@ -134,6 +135,12 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
     ctx.finding(scenario.version.newer_than_known ? Severity::kWarning : Severity::kInfo,
                 "version-newer-than-modelled", {}, scenario.version.rules_gap, "versions",
                 scenario.version.basis);
+  }
+  if (const std::string unregistered = unregistered_architecture("sglang", scenario.version.release,
+                                                                 scenario.model.architecture);
+      !unregistered.empty()) {
+    ctx.finding(Severity::kWarning, "architecture-not-registered", {}, unregistered, "registry",
+                "sglang/srt/models/registry.py::_ModelRegistry._raise_for_unsupported");
   }
   report_flags(ctx, notes);
   // Sizing stops where SGLang raises: later rules would describe pools that never exist.

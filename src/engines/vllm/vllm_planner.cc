@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engines/architecture_coverage.h"
 #include "engines/release_flags.h"
 #include "engines/vllm/capacity_rules.h"
 #include "engines/vllm/cpu_platform.h"
@@ -139,6 +140,12 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
                     : Severity::kInfo,
                 "version-newer-than-modelled", {}, scenario.version.rules_gap, "versions",
                 scenario.version.basis);
+  }
+  if (const std::string unregistered =
+          unregistered_architecture("vllm", scenario.version.release, scenario.model.architecture);
+      !unregistered.empty()) {
+    ctx.finding(Severity::kWarning, "architecture-not-registered", {}, unregistered, "registry",
+                "vllm/model_executor/models/registry.py::_ModelRegistry._raise_for_unsupported");
   }
   report_flags(ctx, notes);
   if (Status st = resolve_engine_config(ctx); !st)
