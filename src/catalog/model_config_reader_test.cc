@@ -142,17 +142,29 @@ TEST(ModelConfig, PhiIsMultiHeadWithAnUngatedMlp) {
   EXPECT_EQ(m.context_length, 2048);
 }
 
-TEST(ModelConfig, Phi3SlidingWindowFieldDoesNotMakeSlidingLayers) {
-  // phi-4 says sliding_window 16384 (= its context) but has no layer_types: every layer is full.
+TEST(ModelConfig, Phi4HasFullLayersAndNoWindow) {
   ModelShape m = load("microsoft/phi-4");
   EXPECT_EQ(m.count_layers(LayerKind::kFullAttention), 40);
   EXPECT_EQ(m.num_kv_heads, 10);
   EXPECT_EQ(m.head_dim, 128);
   EXPECT_TRUE(m.gated_mlp);
   EXPECT_EQ(m.context_length, 16384);
-  // vLLM windows every layer with it (CacheConfig.sliding_window; the layouts oracle shows 40
-  // SlidingWindowSpec layers of 16384); SGLang does not read it.
-  EXPECT_EQ(m.model_sliding_window, 16384);
+  EXPECT_EQ(m.model_sliding_window, 0);
+}
+
+TEST(ModelConfig, ASlidingWindowWithoutLayerTypesWindowsEveryLayerForVllm) {
+  // A Phi-3 config with sliding_window and no layer_types: its layers are full attention in the
+  // shape, and the window is the model-level one vLLM gives every layer (CacheConfig.
+  // sliding_window; vLLM 0.34.0 builds 40 SlidingWindowSpec layers from such a phi-4 config).
+  auto m = read_model_config(
+      R"({"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 5120,
+          "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 10,
+          "intermediate_size": 17920, "vocab_size": 100352, "max_position_embeddings": 16384,
+          "sliding_window": 16384})",
+      "phi-4 dims with a window");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->count_layers(LayerKind::kFullAttention), 40);
+  EXPECT_EQ(m->model_sliding_window, 16384);
 }
 
 TEST(ModelConfig, QwenSlidingWindowKeyWithoutUseSlidingWindowWindowsNothing) {

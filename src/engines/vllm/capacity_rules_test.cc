@@ -193,6 +193,38 @@ TEST(V4_1_Grouping, ThresholdDatedByPr36684) {
   EXPECT_EQ(value_of(vllm_plan(r), "kv_cache_groups"), 3);  // group size 16
 }
 
+// V3.7: phi-4's dimensions with the sliding_window 16384 one published copy of its config carries
+// (the Hub's says null); no layer_types, so vLLM windows every layer.
+std::string write_model_level_window_config(const std::string& window) {
+  const auto path = std::filesystem::temp_directory_path() / "servescope-vllm-phi-window.json";
+  std::ofstream(path) << fmt::format(
+      R"({{"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 5120,
+  "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 10,
+  "intermediate_size": 17920, "vocab_size": 100352, "max_position_embeddings": 16384,
+  "torch_dtype": "bfloat16", "sliding_window": {}}})",
+      window);
+  return path.string();
+}
+
+TEST(V3_7_ModelLevelWindow, EveryLayerSlidesAndARequestHoldsOneMoreBlock) {
+  // 8192 tokens of context in 16-token blocks: 512 blocks full, cdiv(min(16383 + 8192, 8192),
+  // 16) + 1 = 513 windowed (SlidingWindowSpec.max_memory_usage_bytes).
+  VllmRun r = run("vllm serve phi --max-model-len 8192");
+  r.model = write_model_level_window_config("16384");
+  const Plan windowed = vllm_plan(r);
+  EXPECT_EQ(text_of(windowed, "kv_layers"), "40 sliding_window");
+  EXPECT_EQ(value_of(windowed, "kv_window"), 16384);
+  EXPECT_EQ(value_of(windowed, "blocks_per_request"), 513);
+  r.model = write_model_level_window_config("null");
+  const Plan full = vllm_plan(r);
+  EXPECT_EQ(text_of(full, "kv_layers"), "40 full");
+  EXPECT_EQ(value_of(full, "blocks_per_request"), 512);
+  // --disable-sliding-window keeps every layer full.
+  r.command = "vllm serve phi --max-model-len 8192 --disable-sliding-window";
+  r.model = write_model_level_window_config("16384");
+  EXPECT_EQ(text_of(vllm_plan(r), "kv_layers"), "40 full");
+}
+
 TEST(V4_2_NumBlocks, PipelineStagesHoldHalfTheLayers) {
   const double tp1 = value_of(vllm_plan(run(kLlama)), "num_gpu_blocks");
   const double pp2 = value_of(vllm_plan(run(std::string(kLlama) + "-pp 2")), "num_gpu_blocks");
