@@ -21,4 +21,11 @@ const std::string_view* find_embedded_file(std::string_view path);
 /// file that is missing or does not parse is a build defect: std::logic_error naming it.
 std::vector<std::vector<std::string>> embedded_csv(std::string_view path);
 
+/// The data rows of the tab-separated file data/<path>: `#` comment lines and the header row left
+/// out, each row split at tabs (views into the embedded bytes). Missing file: std::logic_error.
+std::vector<std::vector<std::string_view>> embedded_tsv(std::string_view path);
+
+/// The same rows of TSV text (for a file that may be absent, or text in hand).
+std::vector<std::vector<std::string_view>> tsv_rows(std::string_view text);
+
 }  // namespace servescope

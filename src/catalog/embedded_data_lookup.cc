@@ -2,6 +2,7 @@
 
 #include "catalog/embedded_data.h"
 #include "core/csv.h"
+#include "core/text.h"
 
 namespace servescope {
 
@@ -21,6 +22,28 @@ std::vector<std::vector<std::string>> embedded_csv(std::string_view path) {
   if (!rows)
     throw std::logic_error("data/" + std::string(path) + ": " + rows.message());
   return std::move(rows).value();
+}
+
+std::vector<std::vector<std::string_view>> tsv_rows(std::string_view text) {
+  std::vector<std::vector<std::string_view>> rows;
+  bool header = true;
+  for (std::string_view line : split(text, '\n')) {
+    if (line.empty() || line.front() == '#')
+      continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    rows.push_back(split(line, '\t'));
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string_view>> embedded_tsv(std::string_view path) {
+  const std::string_view* text = find_embedded_file(path);
+  if (text == nullptr)
+    throw std::logic_error("data/" + std::string(path) + " was not embedded");
+  return tsv_rows(*text);
 }
 
 }  // namespace servescope

@@ -601,9 +601,14 @@ void ConfigReader::read_vision() {
   // The encoder is the model family's (vision_config.model_type varies: "qwen2_vl_vision" in
   // transformers 5, absent in older checkpoints).
   v.model_type = shape_.model_type;
+  // Integers in [0, 2^20]; anything else (a float, a negative, a damaged value) counts as absent
+  // and leaves the encoder to the plain estimate.
   auto number = [&](std::string_view key) {
     auto it = vc->find(key);
-    return it != vc->end() && it->is_number() ? it->get<int>() : 0;
+    if (it == vc->end() || !it->is_number_integer())
+      return 0;
+    const auto n = it->get<std::int64_t>();
+    return n >= 0 && n <= (1 << 20) ? static_cast<int>(n) : 0;
   };
   v.embed_dim = number("embed_dim");
   v.mlp_ratio = number("mlp_ratio");

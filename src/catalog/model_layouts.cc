@@ -21,22 +21,11 @@ constexpr struct {
 
 // The file is part of the build: a malformed row is a build defect, not a user error.
 std::vector<LayoutRow> read_layouts() {
-  constexpr std::string_view kPath = "model-layouts.tsv";
-  const std::string_view* text = find_embedded_file(kPath);
-  if (text == nullptr)
-    throw std::logic_error("data/model-layouts.tsv was not embedded");
   std::vector<LayoutRow> rows;
-  bool header = true;
-  for (std::string_view line : split(*text, '\n')) {
-    if (line.empty() || line.front() == '#')
-      continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    const auto cols = split(line, '\t');
+  for (const auto& cols : embedded_tsv("model-layouts.tsv")) {
     if (cols.size() < 3 || (cols[0] != "model_type" && cols[0] != "architecture"))
-      throw std::logic_error("data/model-layouts.tsv: bad row: " + std::string(line));
+      throw std::logic_error("data/model-layouts.tsv: bad row naming " +
+                             std::string(cols.size() > 1 ? cols[1] : cols[0]));
     LayoutRow row;
     row.by_architecture = cols[0] == "architecture";
     row.match = std::string(cols[1]);
@@ -89,13 +78,7 @@ std::optional<LayoutFamily> layout_family(std::string_view architecture,
 }
 
 std::string engine_layer_kinds(std::string_view architecture) {
-  const std::string_view* text = find_embedded_file("layer-kinds.tsv");
-  if (text == nullptr)
-    return {};
-  for (std::string_view line : split(*text, '\n')) {
-    if (line.empty() || line.front() == '#')
-      continue;
-    const auto cols = split(line, '\t');
+  for (const auto& cols : embedded_tsv("layer-kinds.tsv")) {
     if (cols.size() >= 3 && cols[0] == architecture)
       return std::string(cols[2]);
   }

@@ -81,6 +81,9 @@ VisionParams qwen3_vl(const VisionDims& v) {
 }  // namespace
 
 std::optional<VisionParams> vision_encoder_params(const VisionDims& v) {
+  // Counted block by block: a depth no encoder has is a damaged config, left to the estimate.
+  if (v.depth <= 0 || v.depth > 1024 || v.deepstack_layers > 1024)
+    return std::nullopt;
   if (v.model_type == "qwen2_vl" && v.embed_dim > 0)
     return qwen2_vl(v);
   if (v.model_type == "qwen2_5_vl" && v.hidden_size)

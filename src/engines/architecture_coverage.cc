@@ -15,22 +15,6 @@
 namespace servescope {
 namespace {
 
-// The data rows of an embedded TSV (comment lines and the header left out).
-std::vector<std::vector<std::string_view>> tsv_rows(std::string_view text) {
-  std::vector<std::vector<std::string_view>> rows;
-  bool header = true;
-  for (std::string_view line : split(text, '\n')) {
-    if (line.empty() || line.front() == '#')
-      continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    rows.push_back(split(line, '\t'));
-  }
-  return rows;
-}
-
 std::string_view first_line(std::string_view text) {
   const auto nl = text.find('\n');
   std::string_view line = text.substr(0, nl);
@@ -66,12 +50,10 @@ struct LayoutGap {
 const std::vector<LayoutGap>& layout_gaps() {
   static const std::vector<LayoutGap> kGaps = [] {
     std::vector<LayoutGap> out;
-    if (const std::string_view* text = find_embedded_file("model-layout-gaps.tsv")) {
-      for (const auto& cols : tsv_rows(*text)) {
-        if (cols.size() >= 4)
-          out.push_back({std::string(cols[0]), std::string(cols[1]),
-                         fmt::format("{}: {}", cols[2], cols[3])});
-      }
+    for (const auto& cols : embedded_tsv("model-layout-gaps.tsv")) {
+      if (cols.size() >= 4)
+        out.push_back(
+            {std::string(cols[0]), std::string(cols[1]), fmt::format("{}: {}", cols[2], cols[3])});
     }
     return out;
   }();
@@ -177,11 +159,9 @@ std::string_view coverage_status_name(CoverageStatus status) {
 std::string transformers_model_type(std::string_view architecture) {
   static const std::vector<std::pair<std::string, std::string>> kTypes = [] {
     std::vector<std::pair<std::string, std::string>> out;
-    if (const std::string_view* text = find_embedded_file("architecture-model-types.tsv")) {
-      for (const auto& cols : tsv_rows(*text)) {
-        if (cols.size() >= 2)
-          out.emplace_back(std::string(cols[0]), std::string(cols[1]));
-      }
+    for (const auto& cols : embedded_tsv("architecture-model-types.tsv")) {
+      if (cols.size() >= 2)
+        out.emplace_back(std::string(cols[0]), std::string(cols[1]));
     }
     return out;
   }();

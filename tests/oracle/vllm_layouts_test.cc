@@ -74,18 +74,7 @@ struct Gap {
 
 std::vector<Gap> vllm_gaps() {
   std::vector<Gap> out;
-  const std::string_view* text = find_embedded_file("model-layout-gaps.tsv");
-  if (text == nullptr)
-    return out;
-  bool header = true;
-  for (std::string_view line : split(*text, '\n')) {
-    if (line.empty() || line.front() == '#')
-      continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    const auto cols = split(line, '\t');
+  for (const auto& cols : embedded_tsv("model-layout-gaps.tsv")) {
     if (cols.size() >= 4 && (cols[0] == "vllm" || cols[0] == "*"))
       out.push_back({std::string(cols[1]), std::string(cols[2]), std::string(cols[3])});
   }

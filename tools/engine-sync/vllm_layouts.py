@@ -9,8 +9,9 @@ built and their lines replace the ones of an existing output file (the rest are 
 Architectures: vllm.model_executor.models.registry's _TEXT_GENERATION_MODELS (kind "text") and
 _MULTIMODAL_MODELS (kind "multimodal"); the other lists (pooling, embedding, classification,
 speculative, Transformers backend) are only counted. Per architecture, in a worker of .venv-vllm
-(vllm_layouts_worker.py, the oracle's patches: vllm_oracle_worker.bootstrap): a config (data/models
-or the defaults of the config class vLLM loads for the model type), EngineArgs(...,
+(vllm_layouts_worker.py, the oracle's patches: vllm_oracle_worker.bootstrap): a config (data/models,
+a hand-written one of layout_configs.json, or the defaults of the config class vLLM loads for the
+model type, patched from layout_configs.json when the build names a missing or refused field), EngineArgs(...,
 skip_tokenizer_init, tp 1, enforce_eager, load_format dummy, max_model_len <= 4096)
 .create_engine_config(), a one-process gloo world, vLLM's initialize_model on the meta device,
 update_block_size_for_backend, then the GPU model runner's get_kv_cache_spec(vllm_config); the
@@ -48,7 +49,13 @@ METHOD = (
     "vllm.v1.worker.gpu.attn_utils.get_kv_cache_spec(vllm_config) (KV-sharing layers left out, as the "
     "GPU model runner); weights = named_parameters() + persistent buffers (numel, numel*element_size); "
     "then the same at tensor_parallel_size=2 under 'tp2' (one process: the TP/EP group coordinators "
-    "answer world size 2, rank 0; layer names left out)")
+    "answer world size 2, rank 0; layer names left out). Remote-code architectures without a config class: "
+    "the hand-written config of layout_configs.json 'configs' (published fields of the named checkpoint; an "
+    "unknown model_type gets a plain PretrainedConfig subclass registered). A build that fails on a field the "
+    "default config lacks (AttributeError naming it) or on a default the model refuses (a message listed under "
+    "'on_error') is retried, at most " + "8 times, with the values of layout_configs.json 'patches' for the model "
+    "type (from a published checkpoint of the family): line fields config_patches (path -> value set), "
+    "config_patches_source; 'config' is the patched config")
 
 
 # Pure-Python requirements of the release's wheel that model modules import at the top and the shared
@@ -291,6 +298,10 @@ def main() -> None:
                              "skipped_other": reg["skipped_other"]},
               "skipped_by_list": reg["skipped_by_list"],
               "lines": len(lines), "built": built, "errors": len(lines) - built,
+              "built_from_layout_configs": {
+                  "hand_written": sum(1 for r in lines if "error" not in r
+                                      and r.get("model_type_from") == "layout_configs.json"),
+                  "config_patches": sum(1 for r in lines if "error" not in r and r.get("config_patches"))},
               "tp2": {"built": sum(1 for r in lines if "layers" in r.get("tp2", {})),
                       "errors": sum(1 for r in lines if "error" in r.get("tp2", {}))},
               "errors_by_type": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),

@@ -16,7 +16,8 @@ usage (by vllm_layouts.py only):
 
 Per architecture, in the release's own code:
   1. a config: data/models/*.json whose architectures[0] is the architecture (unquantized first,
-     then file name), else the defaults of the config class vLLM itself loads for the model type
+     then file name), else a hand-written config of layout_configs.json ("configs": remote-code
+     checkpoints, published fields), else the defaults of the config class vLLM itself loads for the model type
      (vllm.transformers_utils.config._CONFIG_REGISTRY first, then transformers' CONFIG_MAPPING);
      the model type from vLLM's _ARCHITECTURE_TO_MODEL_TYPE, transformers' auto model mappings
      (inverted), the vLLM module's or architecture's name, or the config class the vLLM module asks
@@ -34,6 +35,10 @@ Per architecture, in the release's own code:
      model runner returns: every AttentionLayerBase of static_forward_context, KV-sharing layers
      left out, the backend's customize_spec applied);
   6. parameters + persistent buffers of the model (numel, bytes; per top-level submodule).
+A build failing on a config field the default config lacks (AttributeError) or on a default the model
+refuses (an "on_error" message) is retried, at most MAX_PATCH_ROUNDS times, with the values of
+layout_configs.json "patches" for the model type (config_fix); the line's config_patches lists them and
+its config is the patched one.
 """
 from __future__ import annotations
 
@@ -236,11 +241,70 @@ def default_config(model_type: str):
     return cfg, f"transformers {type(cfg).__name__} defaults"
 
 
+LAYOUT_CONFIGS = os.path.join(HERE, "layout_configs.json")
+
+
+@__import__("functools").lru_cache(None)
+def layout_configs() -> dict:
+    """tools/engine-sync/layout_configs.json: hand-written configs (architecture -> published
+    fields + source) and the config patches (model type -> missing fields / refused defaults)."""
+    with open(LAYOUT_CONFIGS) as f:
+        return json.load(f)
+
+
+def hand_config(arch: str) -> tuple[dict | None, str | None]:
+    e = layout_configs().get("configs", {}).get(arch)
+    if e is None:
+        return None, None
+    d = json.loads(json.dumps(e["config"]))
+    d["architectures"] = [arch]
+    return d, e["source"]
+
+
+def register_plain_config(model_type: str, attribute_map: dict | None = None, base: str | None = None) -> bool:
+    """A model type neither transformers nor vLLM knows (its checkpoints bring the config class as
+    remote code): a plain PretrainedConfig subclass registered for it, so the config.json's fields
+    become the config's attributes as the remote class's would (or, `base` given, a subclass of
+    that transformers config class, as the remote class is). True when one was registered."""
+    hf_names, vreg = known_model_types()
+    if model_type in hf_names or model_type in vreg:
+        return False
+    from transformers import AutoConfig, PretrainedConfig
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    if model_type in CONFIG_MAPPING:
+        return True
+    if base:
+        import transformers
+        cls = type(f"Plain_{model_type}_Config", (getattr(transformers, base),), {"model_type": model_type})
+        AutoConfig.register(model_type, cls)
+        return True
+
+    def __init__(self, **kwargs):
+        # as a remote-code config class does: its own fields are attributes before
+        # PretrainedConfig.__init__ runs (which standardizes rope_scaling from them)
+        for k, v in kwargs.items():
+            if not k.startswith("_") and k not in ("rope_scaling", "rope_parameters"):
+                setattr(self, k, v)
+        PretrainedConfig.__init__(self, **kwargs)
+    cls = type(f"Plain_{model_type}_Config", (PretrainedConfig,),
+               {"model_type": model_type, "attribute_map": dict(attribute_map or {}), "__init__": __init__})
+    AutoConfig.register(model_type, cls)
+    return True
+
+
 def make_config(arch: str, module: str, kind: str) -> tuple[dict, str, str | None, str]:
     """(config.json dict, config_source, model_type, how the model type was found)."""
     d, src = real_config(arch)
     if d is not None:
         return d, src, d.get("model_type"), "config.json"
+    d, src = hand_config(arch)
+    if d is not None:
+        mt = d.get("model_type")
+        e = layout_configs()["configs"][arch]
+        if register_plain_config(mt, e.get("attribute_map"), e.get("base_class")):
+            src += (f" (no config class here: a {e.get('base_class') or 'PretrainedConfig'} subclass "
+                    f"registered for model_type {mt})")
+        return d, src, mt, "layout_configs.json"
     mt, how = model_type_for(arch, module, kind)
     if mt is None:
         raise LookupError(f"no model_type for {arch} (not in transformers' auto mappings, "
@@ -501,6 +565,101 @@ def construct(mdir: str, tmp: str, platform, tp: int) -> dict:
     return out
 
 
+MAX_PATCH_ROUNDS = 8
+
+
+def set_path(conf: dict, path: str, value) -> None:
+    """conf["a"]["b"] = value for path "a.b" (sub-dicts made when absent)."""
+    keys = path.split(".")
+    d = conf
+    for k in keys[:-1]:
+        if not isinstance(d.get(k), dict):
+            d[k] = {}
+        d = d[k]
+    d[keys[-1]] = value
+
+
+def config_path_of(obj, conf: dict, mt: str | None) -> str | None:
+    """Where in config.json the config object `obj` comes from: "" (the top-level config), or the
+    key of a sub-config (text_config, vision_config, attn_config, ...) whose class or model_type
+    is obj's; None when it cannot be told."""
+    from transformers import PretrainedConfig
+    if not isinstance(obj, PretrainedConfig):
+        return None
+    _, vreg = known_model_types()
+    try:
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+        root = vreg[mt] if mt in vreg else CONFIG_MAPPING[mt]
+    except Exception:
+        root = None
+    if root is not None and type(obj) is root or getattr(obj, "model_type", None) == mt:
+        return ""
+    subs = dict(getattr(root, "sub_configs", None) or {})
+    for k, c in sorted(subs.items()):
+        if isinstance(c, type) and type(obj) is c:
+            return k
+    om = getattr(obj, "model_type", None)
+    for k, v in sorted(conf.items()):
+        if isinstance(v, dict) and om and v.get("model_type") == om:
+            return k
+    for k, c in sorted(subs.items()):
+        if isinstance(c, type) and isinstance(obj, c):
+            return k
+    return None
+
+
+def config_fix(e: BaseException, conf: dict, mt: str | None) -> dict | None:
+    """{config path: value} for a failure the patch table of layout_configs.json answers:
+    an AttributeError naming a field a config object lacks ("fields", by path or bare name), or an
+    error whose message contains a key of "on_error"; None otherwise."""
+    entry = layout_configs().get("patches", {}).get(mt or "")
+    if not entry:
+        return None
+    msg = str(e)
+    for sub, fix in sorted(entry.get("on_error", {}).items()):
+        if sub in msg or sub in error_text(e):
+            return dict(fix)
+    fields = entry.get("fields", {})
+    if not isinstance(e, AttributeError):
+        # a KeyError / TypeError of a missing value (read through a dict, or getattr(..., None)):
+        # only what "on_error" names (matched above)
+        return None
+    import re
+    m = re.match(r"'(\w+)' object has no attribute '(\w+)'", msg)
+    if not m or not m.group(1).endswith("Config"):
+        return None
+    name = m.group(2)
+    obj = getattr(e, "obj", None)
+    where = config_path_of(obj, conf, mt) if obj is not None else config_path_by_class(m.group(1), mt)
+    if where is None:
+        return None
+    path = f"{where}.{name}" if where else name
+    if path not in fields:
+        return None
+    v = fields[path]
+    if isinstance(v, dict) and set(v) == {"$copy"}:  # the same config object's field F
+        if obj is None or not hasattr(obj, v["$copy"]):
+            return None
+        v = getattr(obj, v["$copy"])
+    return {path: v}
+
+
+def config_path_by_class(cls_name: str, mt: str | None) -> str | None:
+    """config_path_of when only the class name is known (an AttributeError raised by hand)."""
+    _, vreg = known_model_types()
+    try:
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+        root = vreg[mt] if mt in vreg else CONFIG_MAPPING[mt]
+    except Exception:
+        return None
+    if root.__name__ == cls_name:
+        return ""
+    for k, c in sorted((getattr(root, "sub_configs", None) or {}).items()):
+        if isinstance(c, type) and c.__name__ == cls_name:
+            return k
+    return None
+
+
 def build(out: dict, module: str, tmp: str, platform) -> dict:
     """Fills `out` (architecture, kind given) step by step, so a failure keeps what was known; then
     the same at tp 2 (faked, fake_tp) under "tp2" (layers without names), or "tp2": {"error": ...}."""
@@ -508,11 +667,28 @@ def build(out: dict, module: str, tmp: str, platform) -> dict:
     conf, src, mt, how = make_config(arch, module, out["kind"])
     out.update(model_type=mt, config_source=src, model_type_from=how, config=conf)
     mdir = os.path.join(tmp, "model")
-    shutil.rmtree(mdir, ignore_errors=True)
-    os.makedirs(mdir)
-    with open(os.path.join(mdir, "config.json"), "w") as f:
-        json.dump(conf, f, indent=1, sort_keys=True)
-    out.update(construct(mdir, tmp, platform, 1))
+    patches: dict = {}
+    for rnd in range(MAX_PATCH_ROUNDS + 1):
+        shutil.rmtree(mdir, ignore_errors=True)
+        os.makedirs(mdir)
+        with open(os.path.join(mdir, "config.json"), "w") as f:
+            json.dump(conf, f, indent=1, sort_keys=True)
+        try:
+            res = construct(mdir, tmp, platform, 1)
+            break
+        except Exception as e:  # noqa: BLE001
+            fix = config_fix(e, conf, mt)
+            if not fix or rnd == MAX_PATCH_ROUNDS or all(patches.get(k, object()) == v for k, v in fix.items()):
+                raise
+            if os.environ.get("LAYOUTS_TRACEBACK"):
+                print(f"{arch}: patch {fix} after {error_text(e)}", file=sys.stderr)
+            for path, v in fix.items():
+                set_path(conf, path, v)
+                patches[path] = v
+            out["config_patches"] = patches
+            out["config_patches_source"] = layout_configs()["patches"][mt]["source"]
+            ow.clear_caches()
+    out.update(res)
     if TP2:
         try:
             t2 = construct(mdir, tmp, platform, 2)
@@ -605,7 +781,8 @@ def main(argv: list[str]) -> None:
                     if isinstance(e, KeyboardInterrupt):
                         raise
                     for k in list(r):  # partial results of the build are dropped
-                        if k not in ("architecture", "kind", "model_type", "config_source", "model_type_from", "config"):
+                        if k not in ("architecture", "kind", "model_type", "config_source", "model_type_from", "config",
+                                     "config_patches", "config_patches_source"):
                             r.pop(k)
                     r["error"] = error_text(e)
                     if tb:
