@@ -320,6 +320,21 @@ TEST(V6_3_PrefixCaching, HybridModelsDefaultOnFrom2026_08_04) {
   EXPECT_EQ(value_of(after, "blocks_per_request"), 121 + 3 * 2);
 }
 
+TEST(V6_3_PrefixCaching, ReleasesTakeItFrom0_28_0AsTheirWheelsShow) {
+  // 0.27.0 and 0.27.1 still say `and not model_config.is_hybrid` in engine/arg_utils.py; 0.28.0
+  // does not (wheel grep): their cuts in data/vllm/releases.csv precede #50991.
+  const std::string next =
+      "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct -tp 4 --max-model-len 32768 ";
+  for (const char* release : {"vllm@0.27.0", "vllm@0.27.1"}) {
+    Plan p = vllm_plan(run(next, "h100-sxm", 30.0, release));
+    EXPECT_FALSE(p.graph.value("enable_prefix_caching").as_bool()) << release;
+    EXPECT_EQ(text_of(p, "mamba_cache_mode"), "none") << release;
+  }
+  Plan p = vllm_plan(run(next, "h100-sxm", 30.0, "vllm@0.28.0"));
+  EXPECT_TRUE(p.graph.value("enable_prefix_caching").as_bool());
+  EXPECT_EQ(text_of(p, "mamba_cache_mode"), "align");
+}
+
 TEST(V6_1_BatchDefaults, DevicesOf160GibDefaultTo16kTokensFrom2026_08_11) {
   // V17 (#51726): B200 (183,359 MiB) gets 16384 tokens; H200 (143,771 MiB) keeps 8192.
   EXPECT_EQ(

@@ -109,6 +109,12 @@ const std::vector<ChangePoint> kChangePoints = {
     {"2026-07-05", "release 0.25.0 (wheel diff; not in 0.19.0)",
      "hybrid attention/mamba block alignment unit at least the configured block size",
      [](R& r) { r.hybrid_align_to_block_size = true; }},
+    // First in 0.26.0 (make wheel-grep ENGINE=vllm RE=max_in_flight_tokens
+    // FILES=v1/kv_cache_interface.py: not in 0.25.1); 0.27.0's oracle showed it (0.30.0 dated it).
+    {"2026-07-19", "release 0.26.0 (wheel grep; not in 0.25.1)",
+     "sliding-window and chunked-local groups keep every in-flight batch's tokens "
+     "(VllmConfig.max_in_flight_tokens: 2 × max_num_batched_tokens with async scheduling)",
+     [](R& r) { r.in_flight_batches = true; }},
     // After 2026-05-27: currency-2026-12.md §2.2 (V6, V15-V17), dated by their merge on main.
     {"2026-08-04", "#50991",
      "prefix caching on by default for hybrid models (mamba cache mode align: 2 + k state pages)",
@@ -125,10 +131,6 @@ const std::vector<ChangePoint> kChangePoints = {
      [](R& r) { r.fit_leaves_null_block = true; }},
     // After 2026-08-20 no git history is stored: the first release whose wheel shows a change
     // dates it (its cut, data/vllm/releases.csv), checked by tests/oracle/vllm-*.jsonl.
-    {"2026-09-16", "release 0.30.0 (wheel diff)",
-     "sliding-window and chunked-local groups keep every in-flight batch's tokens "
-     "(VllmConfig.max_in_flight_tokens: 2 × max_num_batched_tokens with async scheduling)",
-     [](R& r) { r.in_flight_batches = true; }},
     {"2026-10-27", "release 0.33.0 (wheel grep; not in 0.32.0)",
      "an integrated GPU's total falls back to torch's when NVML has none; GB10 keeps the small "
      "batch defaults",
