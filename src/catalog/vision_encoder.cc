@@ -21,19 +21,26 @@ void merger(VisionParams& p, double norm, double merged, double out) {
   row(p, merged, out, true);
 }
 
+// `depth` blocks of width `w`: two norms of `norm` parameters each, a fused qkv and a projection,
+// then an MLP whose first layer is `mlp_in` wide (gate and up fused: twice the MLP width) and
+// whose second maps `mlp_width` back to `w`, every linear with a bias.
+void blocks(VisionParams& p, int depth, double w, double norm, double mlp_in, double mlp_width) {
+  for (int b = 0; b < depth; ++b) {
+    p.replicated += 2 * norm;
+    column(p, w, 3 * w, true);
+    row(p, w, w, true);
+    column(p, w, mlp_in, true);
+    row(p, mlp_width, w, true);
+  }
+}
+
 // vLLM models/qwen2_vl.py Qwen2VisionTransformer: Conv3d patch embedding without bias,
 // LayerNorm blocks with a fused qkv and a two-matrix MLP of embed_dim × mlp_ratio.
 VisionParams qwen2_vl(const VisionDims& v) {
   VisionParams p;
   const double e = v.embed_dim, hidden = e * v.mlp_ratio;
   p.replicated += v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size * e;
-  for (int i = 0; i < v.depth; ++i) {
-    p.replicated += 4 * e;  // norm1, norm2: LayerNorm weight and bias
-    column(p, e, 3 * e, true);
-    row(p, e, e, true);
-    column(p, e, hidden, true);
-    row(p, hidden, e, true);
-  }
+  blocks(p, v.depth, e, 2 * e, hidden, hidden);  // LayerNorms: weight and bias
   const double merged = e * v.spatial_merge_size * v.spatial_merge_size;
   merger(p, 2 * e, merged, v.out_hidden_size);
   return p;
@@ -44,13 +51,7 @@ VisionParams qwen2_5_vl(const VisionDims& v) {
   VisionParams p;
   const double h = v.hidden_size.value_or(0), i = v.intermediate_size;
   p.replicated += v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size * h;
-  for (int b = 0; b < v.depth; ++b) {
-    p.replicated += 2 * h;  // norm1, norm2: RMSNorm weight
-    column(p, h, 3 * h, true);
-    row(p, h, h, true);
-    column(p, h, 2 * i, true);  // gate_up_proj
-    row(p, i, h, true);
-  }
+  blocks(p, v.depth, h, h, 2 * i, i);  // RMSNorms: weight; gate_up_proj
   const double merged = h * v.spatial_merge_size * v.spatial_merge_size;
   merger(p, h, merged, v.out_hidden_size);
   return p;
@@ -64,13 +65,7 @@ VisionParams qwen3_vl(const VisionDims& v) {
   const double h = v.hidden_size.value_or(0), i = v.intermediate_size;
   p.replicated += v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size * h + h;
   p.replicated += static_cast<double>(v.num_position_embeddings) * h;
-  for (int b = 0; b < v.depth; ++b) {
-    p.replicated += 4 * h;
-    column(p, h, 3 * h, true);
-    row(p, h, h, true);
-    column(p, h, i, true);
-    row(p, i, h, true);
-  }
+  blocks(p, v.depth, h, 2 * h, i, i);
   const double merged = h * v.spatial_merge_size * v.spatial_merge_size;
   merger(p, 2 * h, merged, v.out_hidden_size);
   for (int d = 0; d < v.deepstack_layers; ++d)
