@@ -620,6 +620,7 @@ void ConfigReader::read_vision() {
   v.in_channels = number("in_channels");
   v.spatial_merge_size = number("spatial_merge_size");
   v.num_position_embeddings = number("num_position_embeddings");
+  v.image_size = number("image_size");
   if (auto ds = vc->find("deepstack_visual_indexes"); ds != vc->end() && ds->is_array())
     v.deepstack_layers = static_cast<int>(ds->size());
 }

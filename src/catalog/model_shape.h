@@ -66,6 +66,7 @@ struct VisionDims {
   int spatial_merge_size = 0;
   int num_position_embeddings = 0;
   int deepstack_layers = 0;  // len(deepstack_visual_indexes)
+  int image_size = 0;        // GLM-4V: its position embeddings cover (image/patch)^2 patches
 };
 
 struct ModelShape {

@@ -73,6 +73,32 @@ VisionParams qwen3_vl(const VisionDims& v) {
   return p;
 }
 
+// models/glm4_1v.py Glm4vVisionTransformer (GLM-4.1V/4.5V): Conv3d patch embedding with bias,
+// RMSNorm blocks without biases whose gated MLP is out_hidden_size wide, learned position
+// embeddings over (image_size / patch_size)^2 patches, a Conv2d downsample to out_hidden_size, and
+// a merger (projection, LayerNorm, gated MLP of the config's intermediate_size).
+VisionParams glm4v(const VisionDims& v) {
+  VisionParams p;
+  const double h = v.hidden_size.value_or(0), out = v.out_hidden_size, ctx = v.intermediate_size;
+  p.replicated += v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size * h + h;
+  for (int b = 0; b < v.depth; ++b) {
+    p.replicated += 2 * h;
+    column(p, h, 3 * h, false);
+    row(p, h, h, false);
+    column(p, h, 2 * out, false);
+    row(p, out, h, false);
+  }
+  const double side = v.patch_size > 0 ? static_cast<double>(v.image_size / v.patch_size) : 0;
+  p.replicated += side * side * h;  // position embeddings
+  p.replicated += 2 * h;            // post_conv_layernorm, post_layernorm
+  p.replicated += h * out * v.spatial_merge_size * v.spatial_merge_size + out;  // downsample
+  column(p, out, out, false);                                                   // merger.proj
+  p.replicated += 2 * out;  // merger.post_projection_norm
+  column(p, out, 2 * ctx, false);
+  row(p, ctx, out, false);
+  return p;
+}
+
 }  // namespace
 
 std::optional<VisionParams> vision_encoder_params(const VisionDims& v) {
@@ -83,6 +109,8 @@ std::optional<VisionParams> vision_encoder_params(const VisionDims& v) {
     return qwen2_vl(v);
   if (v.model_type == "qwen2_5_vl" && v.hidden_size)
     return qwen2_5_vl(v);
+  if ((v.model_type == "glm4v" || v.model_type == "glm4v_moe") && v.hidden_size)
+    return glm4v(v);
   if ((v.model_type == "qwen3_vl" || v.model_type == "qwen3_vl_moe" || v.model_type == "qwen3_5" ||
        v.model_type == "qwen3_5_moe") &&
       v.hidden_size)

@@ -58,3 +58,30 @@ TEST(VisionEncoder, AnUnknownEncoderIsLeftToTheEstimate) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+// GLM-4.1V's default vision tower (transformers Glm4vConfig), counted from models/glm4_1v.py:
+// vLLM 0.34.0 built it with 1,784,996,864 bytes of bf16 parameters, 920,445,952 per rank at tp 2.
+TEST(VisionEncoder, Glm4vCountsItsDownsampleMergerAndPositionEmbeddings) {
+  VisionDims v;
+  v.present = true;
+  v.model_type = "glm4v";
+  v.depth = 24;
+  v.hidden_size = 1536;
+  v.intermediate_size = 13696;
+  v.out_hidden_size = 4096;
+  v.patch_size = 14;
+  v.temporal_patch_size = 2;
+  v.in_channels = 3;
+  v.spatial_merge_size = 2;
+  v.image_size = 336;
+  auto p = vision_encoder_params(v);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->sharded + p->replicated, 1784996864.0 / 2);
+  EXPECT_DOUBLE_EQ(p->sharded / 2 + p->replicated, 920445952.0 / 2);
+}
+
+}  // namespace
+}  // namespace servescope
