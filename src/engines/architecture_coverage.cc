@@ -4,8 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "catalog/embedded_data.h"
 #include "catalog/model_layouts.h"
@@ -81,15 +83,50 @@ std::vector<std::string> registry_engines() {
   return out;
 }
 
+namespace {
+
+// One engine's data/<engine>/architectures.tsv, parsed once (views into the embedded bytes).
+struct RegistryTable {
+  std::string path;
+  std::string_view header;
+  std::vector<std::string> releases;  // read, oldest first
+  std::vector<std::vector<std::string_view>> rows;
+  std::unordered_map<std::string_view, std::vector<std::size_t>> rows_of;  // by architecture
+};
+
+const RegistryTable* registry_table(std::string_view engine) {
+  static const std::map<std::string, RegistryTable, std::less<>> kTables = [] {
+    std::map<std::string, RegistryTable, std::less<>> out;
+    for (const std::string& e : registry_engines()) {
+      RegistryTable t;
+      t.path = fmt::format("{}/architectures.tsv", e);
+      const std::string_view text = *find_embedded_file(t.path);
+      t.header = first_line(text);
+      t.releases = releases_read(text);
+      if (t.releases.empty())
+        throw std::logic_error("data/" + t.path + " names no release it was read from");
+      t.rows = tsv_rows(text);
+      for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        if (t.rows[i].size() < 5)
+          throw std::logic_error("data/" + t.path + ": a row without five columns");
+        t.rows_of[t.rows[i][0]].push_back(i);
+      }
+      out.emplace(e, std::move(t));
+    }
+    return out;
+  }();
+  const auto it = kTables.find(engine);
+  return it == kTables.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
 Result<ArchitectureRegistry> architecture_registry(std::string_view engine,
                                                    std::string_view version) {
-  const std::string path = fmt::format("{}/architectures.tsv", engine);
-  const std::string_view* text = find_embedded_file(path);
-  if (text == nullptr)
+  const RegistryTable* table = registry_table(engine);
+  if (table == nullptr)
     return fail(fmt::format("no model registry table for engine '{}' (sglang or vllm)", engine));
-  const std::vector<std::string> releases = releases_read(*text);
-  if (releases.empty())
-    throw std::logic_error("data/" + path + " names no release it was read from");
+  const std::vector<std::string>& releases = table->releases;
   // The release read at or before `version`: registries only grow between the releases read.
   std::string chosen = releases.back();
   if (!version.empty()) {
@@ -107,10 +144,8 @@ Result<ArchitectureRegistry> architecture_registry(std::string_view engine,
   ArchitectureRegistry out;
   out.engine = std::string(engine);
   out.release = chosen;
-  out.header = std::string(first_line(*text));
-  for (const auto& cols : tsv_rows(*text)) {
-    if (cols.size() < 5)
-      throw std::logic_error("data/" + path + ": a row without five columns");
+  out.header = std::string(table->header);
+  for (const auto& cols : table->rows) {
     if (at_or_before(cols[3], chosen) && at_or_before(chosen, cols[4])) {
       out.architectures.push_back(
           {std::string(cols[0]), std::string(cols[1]), std::string(cols[2])});
@@ -121,19 +156,19 @@ Result<ArchitectureRegistry> architecture_registry(std::string_view engine,
 
 std::string unregistered_architecture(std::string_view engine, std::string_view release,
                                       std::string_view architecture) {
-  const std::string_view* text = find_embedded_file(fmt::format("{}/architectures.tsv", engine));
-  if (text == nullptr || release.empty() || architecture.empty())
+  const RegistryTable* table = registry_table(engine);
+  if (table == nullptr || release.empty() || architecture.empty())
     return {};
-  const std::vector<std::string> read = releases_read(*text);
-  if (std::find(read.begin(), read.end(), release) == read.end())
+  if (std::find(table->releases.begin(), table->releases.end(), release) == table->releases.end())
     return {};
   std::string listed;
-  for (const auto& cols : tsv_rows(*text)) {
-    if (cols.size() < 5 || cols[0] != architecture)
-      continue;
-    if (at_or_before(cols[3], release) && at_or_before(release, cols[4]))
-      return {};
-    listed = fmt::format("; {} {} … {} list it", engine, cols[3], cols[4]);
+  if (const auto it = table->rows_of.find(architecture); it != table->rows_of.end()) {
+    for (std::size_t i : it->second) {
+      const auto& cols = table->rows[i];
+      if (at_or_before(cols[3], release) && at_or_before(release, cols[4]))
+        return {};
+      listed = fmt::format("; {} {} … {} list it", engine, cols[3], cols[4]);
+    }
   }
   // vllm model_executor/models/registry.py::_ModelRegistry._raise_for_unsupported and SGLang
   // srt/models/registry.py::_ModelRegistry._raise_for_unsupported word it so.
