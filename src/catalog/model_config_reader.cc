@@ -327,6 +327,8 @@ Status ConfigReader::read_layers(const json& text, Family family) {
         }
       } else if (auto pattern = get_int(text, "sliding_window_pattern", false)) {
         // gemma3: every `pattern`-th layer is global, the rest slide.
+        if (*pattern <= 0)
+          return error(fmt::format("{} must be positive", field("sliding_window_pattern")));
         for (int i = 0; i < n; ++i) {
           if ((i + 1) % *pattern != 0) {
             shape_.layer_kinds[static_cast<std::size_t>(i)] = LayerKind::kSlidingAttention;

@@ -343,6 +343,18 @@ TEST(ModelConfig, UnknownArchitectureNamesTheField) {
       << m.message();
 }
 
+TEST(ModelConfig, AZeroSlidingWindowPatternIsAnErrorNotADivisionByZero) {
+  // Found by model_config_fuzz (a Cohere 2 MoE config mutated to "sliding_window_pattern": 0).
+  auto m = read_model_config(
+      R"({"architectures": ["Cohere2ForCausalLM"], "model_type": "cohere2", "hidden_size": 64,
+          "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 100,
+          "sliding_window": 16, "sliding_window_pattern": 0})",
+      "cfg.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("sliding_window_pattern must be positive"), std::string::npos)
+      << m.message();
+}
+
 TEST(ModelConfig, MissingFieldIsNamed) {
   auto m = read_model_config(
       R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64})", "cfg.json");

@@ -129,6 +129,12 @@ Result<ArchitectureRegistry> architecture_registry(std::string_view engine,
   const std::vector<std::string>& releases = table->releases;
   // The release read at or before `version`: registries only grow between the releases read.
   std::string chosen = releases.back();
+  if (version.find('-') != std::string_view::npos) {
+    return fail(
+        fmt::format("{} {}: the model registry is read per release; give one (e.g. {}), "
+                    "not a main-branch date",
+                    engine, version, releases.back()));
+  }
   if (!version.empty()) {
     if (!at_or_before(releases.front(), version)) {
       return fail(fmt::format(

@@ -53,6 +53,9 @@ TEST(ArchitectureRegistry, RefusesAReleaseOlderThanTheTableAndAnUnknownEngine) {
   ASSERT_FALSE(old);
   EXPECT_NE(old.message().find("registry.py vllm --from 0.5.0"), std::string::npos)
       << old.message();
+  auto dated = architecture_registry("vllm", "2026-05-27");
+  ASSERT_FALSE(dated);
+  EXPECT_NE(dated.message().find("not a main-branch date"), std::string::npos) << dated.message();
   auto unknown = architecture_registry("tgi", "");
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.message().find("'tgi'"), std::string::npos);
