@@ -229,8 +229,10 @@ Status ConfigReader::read_attention(const json& text) {
                             shape_.model_type == "qwen2_vl" || shape_.model_type == "qwen2_5_vl" ||
                             shape_.model_type == "phi");
   // PhiForCausalLM's MLP is fc1 -> gelu -> fc2, not a gated pair (modeling_phi.py::PhiMLP).
-  // Apertus: up -> xIELU -> down (vLLM models/apertus.py ApertusMLP).
-  shape_.gated_mlp = shape_.model_type != "phi" && shape_.model_type != "apertus";
+  // Apertus: up -> xIELU -> down (vLLM models/apertus.py ApertusMLP); Nemotron: up -> relu² ->
+  // down (models/nemotron.py NemotronMLP).
+  shape_.gated_mlp = shape_.model_type != "phi" && shape_.model_type != "apertus" &&
+                     shape_.model_type != "nemotron";
   // Qwen3-Next and Qwen3.5 gate attention's output through a doubled q_proj whether or not the
   // config says so (vLLM 0.34.0 builds a default Qwen3_5TextConfig gated: layouts oracle).
   const bool gated_family =
