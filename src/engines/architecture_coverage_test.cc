@@ -85,12 +85,6 @@ TEST(ArchitectureCoverage, ModelledByTheReaderTheConfigGoesThrough) {
       << rwkv->reason;
 }
 
-}  // namespace
-}  // namespace servescope
-
-namespace servescope {
-namespace {
-
 TEST(UnregisteredArchitecture, SaidAsTheEngineSaysItWithTheReleasesThatListIt) {
   // Qwen3.5's MoE entered vLLM's registry in 0.17.0 (data/vllm/architectures.tsv).
   const std::string before =

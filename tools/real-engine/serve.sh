@@ -12,6 +12,9 @@
 # Start, wait and stop in a test: see wait_health.sh and capture_log.sh.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+# The checkout's root: the command file names the venv and models by their path inside it, so it
+# reads the same on every machine (run it from the root, as the tests do).
+ROOT=$(cd "$HERE/../.." && pwd)
 V=${REAL_VENV:-$HERE/.venv-real}
 MODEL=${1:?usage: serve.sh MODEL_DIR [--port P] [--kv GIB] [--dtype D] [--cmd-file F] [-- VLLM_ARGS...]}
 shift
@@ -46,7 +49,7 @@ if [ -n "$CMD_FILE" ]; then
   { echo "# made by tools/real-engine/serve.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ); environment, then the command"
     printf 'export %q\n' "${ENV[@]}"
     [ "$KV" != 0 ] || echo "unset VLLM_CPU_KVCACHE_SPACE"
-    printf '%q ' "${CMD[@]}" | sed 's/ $//'; echo; } > "$CMD_FILE"
+    printf '%q ' "${CMD[@]}" | sed 's/ $//'; echo; } | sed "s#$ROOT/##g" > "$CMD_FILE"
 fi
 [ "$KV" != 0 ] || unset VLLM_CPU_KVCACHE_SPACE
 exec env "${ENV[@]}" "${CMD[@]}"

@@ -1,9 +1,8 @@
 // SGLang's capacity derivation over time. One rule pack, many switches: a variant is the
 // baseline (Sep 2024) with every dated change point up to a main-branch date applied. Each
-// change point names its date, the pull request and what it changed
-// (/work/notes/sglang-history.md was the research behind the list; the dates are main-branch
-// commit dates). A release maps to the main date its branch was cut from
-// (data/sglang/releases.csv), plus the cherry-picks the table lists.
+// change point names its date, the pull request and what it changed (the dates are main-branch
+// commit dates, read from each pull request's merge). A release maps to the main date its branch
+// was cut from (data/sglang/releases.csv), plus the cherry-picks the table lists.
 #pragma once
 
 #include <string>

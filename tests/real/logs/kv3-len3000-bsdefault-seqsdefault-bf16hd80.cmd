@@ -4,6 +4,6 @@ export TRANSFORMERS_OFFLINE=1
 export VLLM_NO_USAGE_STATS=1
 export DO_NOT_TRACK=1
 export VLLM_CPU_OMP_THREADS_BIND=auto
-export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4:/work/main/tools/real-engine/.venv-real/lib/libiomp5.so
+export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4:tools/real-engine/.venv-real/lib/libiomp5.so
 export VLLM_CPU_KVCACHE_SPACE=3
-/work/main/tools/real-engine/.venv-real/bin/vllm serve tools/real-engine/.models/llama-bf16-hd80 --served-model-name tiny --dtype bfloat16 --enforce-eager --host 127.0.0.1 --port 34545 --max-model-len 3000
+tools/real-engine/.venv-real/bin/vllm serve tools/real-engine/.models/llama-bf16-hd80 --served-model-name tiny --dtype bfloat16 --enforce-eager --host 127.0.0.1 --port 34545 --max-model-len 3000
