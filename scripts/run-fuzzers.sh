@@ -8,7 +8,7 @@ seconds="${2:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$build/fuzz-work"
 mkdir -p "$work/model_config" "$work/command_line" "$work/vllm_command_line" "$work/log_parser" \
-  "$work/http_stream" "$work/launch_input"
+  "$work/http_stream" "$work/launch_input" "$work/gpu_evidence" "$work/cluster_state"
 cp "$root"/data/models/*.json "$work/model_config/"
 cp "$root"/../shared/corpus/raw/*.log "$work/log_parser/" 2>/dev/null || true
 # HTTP seeds: byte 0 picks the API and streaming (bit 2), byte 1 the chunk size.
@@ -36,8 +36,24 @@ printf '\x00[Service]\nEnvironment="A=1" B=2\nExecStart=/v/bin/python -m sglang.
 printf '\x00services:\n  s:\n    image: vllm/vllm-openai:v0.10.1.1\n    command: [--model, m]\n' >"$work/launch_input/compose"
 printf '\x00apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    command: [vllm, serve, m]\n    resources: {limits: {nvidia.com/gpu: 2}}\n' >"$work/launch_input/pod"
 printf '\x01docker run --gpus "device=0,1" -e A=1 lmsysorg/sglang:v0.5.4 python3 -m sglang.launch_server --tp 2' >"$work/launch_input/docker"
+# GPU evidence seeds: the three nvidia-smi forms read_gpu_evidence takes.
+printf 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\nGPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-2)\n' \
+  >"$work/gpu_evidence/list"
+printf 'name, memory.total [MiB]\nNVIDIA RTX PRO 6000 Blackwell Workstation Edition, 97887 MiB\n' \
+  >"$work/gpu_evidence/csv"
+printf '|   0  NVIDIA H200                    On  |   00000000:19:00.0 Off |                    0 |\n| N/A   30C    P0   76W /  700W |       0MiB / 143771MiB |      0%%      Default |\n' \
+  >"$work/gpu_evidence/table"
+# Cluster seeds: a scontrol record, sbatch's reply, a kubectl pod list.
+printf 'JobId=42 JobName=x JobState=RUNNING Reason=None NodeList=node[1-2] ExitCode=0:0\n' \
+  >"$work/cluster_state/scontrol"
+printf 'Submitted batch job 42\n' >"$work/cluster_state/sbatch"
+printf '{"items":[{"metadata":{"name":"p"},"status":{"phase":"Pending","podIP":"10.0.0.1"}}]}' \
+  >"$work/cluster_state/pods"
+# Every target the build made (fuzz/*_fuzz.cc), each from its seed folder (empty if it has none).
 status=0
-for target in model_config command_line vllm_command_line log_parser http_stream launch_input; do
+for binary in "$build"/*_fuzz; do
+  target=$(basename "$binary" _fuzz)
+  mkdir -p "$work/$target"
   echo "== fuzzing $target for ${seconds}s"
   (cd "$build" && "./${target}_fuzz" -max_total_time="$seconds" -max_len=65536 "fuzz-work/$target") || status=1
 done

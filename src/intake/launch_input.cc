@@ -127,7 +127,8 @@ Stripped strip_wrappers(const std::vector<std::string>& words, std::size_t start
     } else if (base == "taskset") {
       const std::size_t after = skip_options("taskset", words, i + 1);
       const bool list_given = after > i + 1;
-      i = after + (list_given ? 0 : 1);  // `taskset MASK CMD` when no -c LIST
+      // `taskset MASK CMD` when no -c LIST; a bare `taskset MASK` leaves no command.
+      i = std::min(words.size(), after + (list_given ? 0 : 1));
     } else if (base == "nohup" || base == "exec" || base == "time" || base == "command" ||
                base == "unbuffer") {
       ++i;

@@ -89,6 +89,15 @@ TEST(LaunchInput, PromptsAndWrappersBeforeTheProgram) {
   EXPECT_NE(none.message().find("notes.txt: names no engine launch command"), std::string::npos);
 }
 
+TEST(LaunchInput, ABareTasksetMaskIsNoCommandNotAnOverrun) {
+  // Found by launch_input_fuzz: `taskset MASK` with nothing after it stepped past the words.
+  EXPECT_FALSE(launch_in_words({"taskset", "c_"}, launches));
+  EXPECT_FALSE(launch_in_shell_text("\n   taskset\nc   \n   taskset c_", "", launches));
+  auto r = launch_in_words({"taskset", "0x3", "vllm", "serve", "m"}, launches);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->argv, (Words{"vllm", "serve", "m"}));
+}
+
 TEST(LaunchInput, VariablesTheScriptSetsAreExpandedOthersAreNamed) {
   LaunchInput in = read_text(
       "MODEL=/models/Qwen3-8B\nTP=${TP:-4}\n"
