@@ -89,7 +89,8 @@ bool takes_value(std::string_view program, std::string_view option) {
   return std::find(it->second.begin(), it->second.end(), option) != it->second.end();
 }
 
-// Skips `program`'s options from words[i]; returns the index of the first word after them.
+// Skips `program`'s options from words[i]; returns the index of the first word after them, at
+// most words.size() (an option that takes a value may be the last word).
 std::size_t skip_options(std::string_view program, const std::vector<std::string>& words,
                          std::size_t i) {
   while (i < words.size() && words[i].size() > 1 && words[i][0] == '-') {
@@ -97,7 +98,7 @@ std::size_t skip_options(std::string_view program, const std::vector<std::string
       return i + 1;
     i += takes_value(program, words[i]) ? 2 : 1;
   }
-  return i;
+  return std::min(i, words.size());
 }
 
 struct Stripped {

@@ -89,10 +89,12 @@ TEST(LaunchInput, PromptsAndWrappersBeforeTheProgram) {
   EXPECT_NE(none.message().find("notes.txt: names no engine launch command"), std::string::npos);
 }
 
-TEST(LaunchInput, ABareTasksetMaskIsNoCommandNotAnOverrun) {
+TEST(LaunchInput, AWrapperWithNothingAfterItIsNoCommandNotAnOverrun) {
   // Found by launch_input_fuzz: `taskset MASK` with nothing after it stepped past the words.
   EXPECT_FALSE(launch_in_words({"taskset", "c_"}, launches));
   EXPECT_FALSE(launch_in_shell_text("\n   taskset\nc   \n   taskset c_", "", launches));
+  // The same for a wrapper whose last word is an option that takes a value (poetry run -p).
+  EXPECT_FALSE(launch_in_words({"poetry", "run", "-p"}, launches));
   auto r = launch_in_words({"taskset", "0x3", "vllm", "serve", "m"}, launches);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->argv, (Words{"vllm", "serve", "m"}));
