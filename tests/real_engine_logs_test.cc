@@ -150,5 +150,30 @@ TEST(RealEngineLogs, CheckComparesAndMatchesEveryStatedFigure) {
   }
 }
 
+// The .cmd beside each log, given with --from as a user would: every setting it types agrees
+// with what the log shows (a disagreement here would be a false alarm), and nothing changes.
+TEST(RealEngineLogs, TheCommandBesideTheLogAgreesWithIt) {
+  for (const auto& e : fs::directory_iterator(kDir / "logs")) {
+    if (e.path().extension() != ".log")
+      continue;
+    SCOPED_TRACE(e.path().filename().string());
+    auto facts = read_log_file(e.path().string());
+    ASSERT_TRUE(facts) << facts.message();
+    CheckOptions o;
+    o.from = fs::path(e.path()).replace_extension(".cmd").string();
+    std::smatch m;
+    static const std::regex kModel(R"(\.models/([\w-]+))");
+    const std::string text = slurp(e.path());
+    ASSERT_TRUE(std::regex_search(text, m, kModel));
+    o.model = (kDir / "models" / m[1].str()).string();
+    auto result = check_log(*facts, o);
+    ASSERT_TRUE(result) << result.message();
+    EXPECT_TRUE(result->command_given);
+    EXPECT_TRUE(result->contradictions.empty()) << testing::PrintToString(result->contradictions);
+    EXPECT_GE(result->matched(), 4u);
+    EXPECT_EQ(result->mismatched(), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace servescope

@@ -1,5 +1,7 @@
-// servescope check FILE... [--model PATH|ID] [--gpu NAME] [--engine sglang@VERSION] [--json] [--
-// CMD] One log: its report. Several logs, or a directory of them: one row each and a total.
+// servescope check FILE... [--model PATH|ID] [--gpu NAME] [--engine sglang@VERSION] [--tp N]
+// [--gpus N] [--from FILE | -- CMD] [--json]
+// One log: its report. Several logs, or a directory of them: one row each and a total. A file
+// with a log's stem and a command's extension beside it (run.log + run.cmd) is its command.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "diagnose/check.h"
+#include "diagnose/log_command_merge.h"
 #include "evidence/log_reader.h"
 #include "report/check_report.h"
 #include "report/check_table.h"
@@ -31,6 +34,14 @@ ExitStatus run_check(const CommandArgs& args) {
   app.add_option("--model", options.model,
                  "Model config.json, directory or bundled id, when the log's is not bundled");
   app.add_option("--env", options.env, "Engine environment variable KEY=VALUE the run had");
+  app.add_option("--from", options.from,
+                 "The run's launch command in a file: a script, systemd unit, compose file, "
+                 "Kubernetes manifest, `docker run` line, a file of flags, or an env file")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tp", options.tp, "Tensor parallelism, when the log does not show it")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--gpus", options.gpus, "GPUs per node, when the log does not show them")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--json", json, "Print the comparisons as JSON");
   ReportOutputs reports;
   add_report_outputs(app, reports);
@@ -57,12 +68,25 @@ ExitStatus run_check(const CommandArgs& args) {
       return usage_error(fmt::format("check: {}: the directory holds no files", in));
     files.insert(files.end(), inside.begin(), inside.end());
   }
+  // A command file beside a log (run.log + run.cmd) is that log's command, not a log.
+  std::erase_if(files, [&](const std::string& f) { return pairs_with_a_log(f, files); });
+  const bool user_command = !options.command.empty() || !options.from.empty();
+  auto options_for = [&](const std::string& log) {
+    CheckOptions o = options;
+    if (user_command)
+      return o;
+    if (std::string beside = command_file_beside(log); !beside.empty()) {
+      o.from = beside;
+      o.command_origin = beside + " (beside the log)";
+    }
+    return o;
+  };
   if (files.size() == 1 && !std::filesystem::is_directory(inputs.front())) {
     const std::string& file = files.front();
     auto facts = read_log_file(file);
     if (!facts)
       return usage_error(facts.message());
-    auto result = check_log(*facts, options);
+    auto result = check_log(*facts, options_for(file));
     if (!result)
       return usage_error(file + ": " + result.message());
     if (json || reports.any()) {
@@ -95,7 +119,7 @@ ExitStatus run_check(const CommandArgs& args) {
       if (auto ls = (*engine)->scenario_from_log(facts->all()))
         row.stated = ls->figures.size();
     }
-    auto result = check_log(*facts, options);
+    auto result = check_log(*facts, options_for(file));
     if (result) {
       all_ok = all_ok && result->ok();
       row.result = std::move(*result);

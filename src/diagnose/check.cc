@@ -10,6 +10,7 @@
 #include "catalog/model_catalog.h"
 #include "core/text.h"
 #include "diagnose/counterfactuals.h"
+#include "diagnose/log_command_merge.h"
 #include "evidence/log_reader.h"
 
 namespace servescope {
@@ -153,6 +154,52 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
   c.note = "exact";
 }
 
+// The user's input beside the log — a launch command (after --, --from, or a file with the
+// log's stem), --tp, --model alone — joined to the log's own settings (log_command_merge.h).
+Status join_user_input(const CheckOptions& options, CheckResult& out, LaunchInput& given) {
+  const Engine& engine = *out.engine;
+  auto record = [&](const CommandMerge& m) {
+    out.filled.insert(out.filled.end(), m.filled.begin(), m.filled.end());
+    out.contradictions.insert(out.contradictions.end(), m.contradictions.begin(),
+                              m.contradictions.end());
+  };
+  if (!options.command.empty() || !options.from.empty()) {
+    if (!options.command.empty() && !options.from.empty())
+      return fail(fmt::format("--from {} and a command after --: give one of them", options.from));
+    auto input = read_user_command(options.from, options.command, &engine);
+    if (!input)
+      return input.error();
+    given = std::move(*input);
+    out.command_given = true;
+    out.command_origin = !options.command_origin.empty() ? options.command_origin
+                         : !options.from.empty()         ? options.from
+                                                         : std::string("the command after --");
+    auto merged = merge_user_command(engine, given, out.command_origin, out.log);
+    if (!merged)
+      return merged.error();
+    record(*merged);
+    for (const std::string& note : given.notes)
+      out.notes.push_back(note);
+  }
+  if (options.tp) {
+    auto merged = merge_user_flag(engine, "--tensor-parallel-size", std::to_string(*options.tp),
+                                  "--tp", out.log);
+    if (!merged)
+      return merged.error();
+    record(*merged);
+  }
+  if (!options.model.empty() && out.log.capacity_command.size() <= 3 &&
+      !out.log.typed_command_known) {
+    assume_defaults_with_model(engine, options.model, out.log);
+    out.defaults_assumed = true;
+    out.notes.push_back(fmt::format(
+        "the log shows no settings: the engine's defaults with --model {} stand for the run "
+        "(give its launch command with -- CMD or --from FILE if it set flags)",
+        options.model));
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 std::size_t CheckResult::matched() const {
@@ -195,30 +242,16 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   if (!ls)
     return ls.error();
   out.log = std::move(*ls);
-  if (!options.command.empty()) {
-    // The user's launch command stands for the typed one; without a dump it is also the
-    // capacity command.
-    auto typed = out.engine->parse_command(options.command);
-    if (!typed)
-      return fail("the launch command after --: " + typed.message());
-    const bool no_dump = out.log.capacity_command.size() <= 3 && !out.log.typed_command_known;
-    out.log.defaults_command = options.command;
-    out.command_given = true;
-    if (no_dump)
-      out.log.capacity_command = options.command;
-    out.log.typed_command_known = true;
-    if (out.log.model_path.empty())
-      out.log.model_path = out.engine->model_path(*typed);
-    std::erase_if(out.log.missing, [](const std::string& m) {
-      return m.find("launch command") != std::string::npos ||
-             m.find("model path") != std::string::npos;
-    });
-  }
+  LaunchInput given;
+  if (Status st = join_user_input(options, out, given); !st)
+    return st.error();
   const LogScenario& log = out.log;
   if (!log.missing.empty() &&
       (log.model_path.empty() || log.figures.empty() || log.capacity_command.empty())) {
-    return fail(
-        fmt::format("the log cannot be checked: it lacks {}", fmt::join(log.missing, "; ")));
+    return fail(fmt::format(
+        "the log cannot be checked: it lacks {}; give the run's launch command (-- CMD, or "
+        "--from FILE, or a file with the log's stem beside it) or at least --model ID",
+        fmt::join(log.missing, "; ")));
   }
   if (!log.calibration_complete) {
     out.notes.push_back(
@@ -309,6 +342,13 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
       s.environment[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
 
+  // A container image's tag names the release when neither --engine nor the log does.
+  if (version_spec.empty() && out.inferred.printed_version.empty() &&
+      !given.image_version.empty()) {
+    version_spec = given.image_version;
+    out.notes.push_back(fmt::format("version {} from the image {} in {}", given.image_version,
+                                    given.image, out.command_origin));
+  }
   // Versions to try: the one given, else the inferred range's newest date first, then every
   // date inside the range where a rule changed.
   std::vector<EngineVersion> versions;
@@ -377,7 +417,7 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
       cap.command = *cap_cmd;
       def.command = *def_cmd;
       cap.hardware.gpus_per_node = def.hardware.gpus_per_node =
-          out.engine->gpus_needed(cap.command);
+          options.gpus.value_or(given.gpu_count.value_or(out.engine->gpus_needed(cap.command)));
       auto cap_plans = plan_with_rounding(*out.engine, cap, log.rounding_gib);
       if (!cap_plans)
         return cap_plans.error();
@@ -449,15 +489,15 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
                                     out.scenario.hardware.gpu.smi_name, f->code, f->rule,
                                     f->message));
   std::vector<Fact> all = facts.all();
-  if (!options.command.empty()) {
+  if (!given.argv.empty()) {
     // The given command joins the facts as the log's own launch line would.
     Fact launch;
     launch.kind = "launch_command";
     std::string words;
-    for (const std::string& w : options.command)
+    for (const std::string& w : given.argv)
       words += (words.empty() ? "" : " ") + w;
     launch.set("command", words);
-    launch.raw = "(given after --) " + words;
+    launch.raw = "(given: " + out.command_origin + ") " + words;
     all.push_back(std::move(launch));
   }
   out.consistency = out.engine->check_log_consistency(all);

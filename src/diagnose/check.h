@@ -20,7 +20,11 @@ struct CheckOptions {
   std::string gpu;
   std::string model;
   std::vector<std::string> env;
-  std::vector<std::string> command;  // the launch command, when the log does not print it
+  std::vector<std::string> command;  // the launch command given after --
+  std::string from;                  // --from FILE: the launch command (or flags, or env) in a file
+  std::string command_origin;        // names the command in the output ("run.cmd beside the log")
+  std::optional<int> tp;             // --tp N: the tensor parallelism, when the log does not say
+  std::optional<int> gpus;           // --gpus N: GPUs per node
 };
 
 struct Comparison {
@@ -49,7 +53,11 @@ struct CheckResult {
   std::vector<Comparison> comparisons;
   std::vector<Finding> consistency;
   bool gpu_known = true;
-  bool command_given = false;  // the launch command came after --, not from the log
+  bool command_given = false;  // the user gave a launch command (after --, --from, or beside)
+  std::string command_origin;  // where it came from
+  bool defaults_assumed = false;  // no settings anywhere: the engine's defaults with --model
+  std::vector<std::string> filled;          // settings the user's input supplied
+  std::vector<std::string> contradictions;  // where it disagrees with the log (the log wins)
 
   std::size_t matched() const;
   std::size_t mismatched() const;

@@ -48,6 +48,9 @@ struct LogScenario {
   std::vector<std::string> defaults_command;  // the launch command as typed (or the log's
                                               // settings minus those the engine derives)
   bool typed_command_known = false;           // the log printed the launch command
+  // The log shows every setting (SGLang's server_args dump): a flag it does not show is unset
+  // in the run, not unknown.
+  bool settings_complete = false;
   std::string model_path;
   std::string gpu_name;     // "" when the log does not name the GPU
   Calibration calibration;  // the memory figures the log states
@@ -89,6 +92,9 @@ class Engine {
   /// The command a container image runs when it is this engine's own image and its
   /// entrypoint is the server ("vllm/vllm-openai:v0.10.1.1" → vllm serve); else empty.
   virtual std::vector<std::string> image_entrypoint(std::string_view /*image*/) const { return {}; }
+  /// The words that start this engine's server ("vllm serve"): what a file of flags alone, or
+  /// a log that shows no command, stands on.
+  virtual std::vector<std::string> program() const = 0;
   /// Resolves "" (newest modelled), a release ("0.5.15") or a main-branch date ("2026-05-01").
   virtual Result<EngineVersion> resolve_version(std::string_view spec) const = 0;
   /// Parses a launch command; bad values are errors naming the flag.

@@ -59,11 +59,18 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
                      r.scenario.hardware.gpu.key, r.gpu_known ? "" : " (stand-in)",
                      memory.empty() ? std::string("no memory figures")
                                     : fmt::format("{}", fmt::join(memory, ", ")),
-                     r.command_given             ? "launch command given after --"
+                     r.command_given    ? "launch command from " + r.command_origin
+                     : r.defaults_assumed ? std::string("the engine's defaults with --model")
                      : r.log.typed_command_known ? "launch command from the log"
                                                  : "settings from the log's argument dump");
   for (const std::string& n : r.notes)
     out += "  note: " + n + "\n";
+  if (!r.filled.empty())
+    out += fmt::format("  from {}: {} (the log does not show them)\n",
+                       r.command_origin.empty() ? std::string("the options") : r.command_origin,
+                       fmt::join(r.filled, ", "));
+  for (const std::string& c : r.contradictions)
+    out += "  ! command and log disagree: " + c + "\n";
   out += "\n";
   std::vector<std::vector<std::string>> rows = {{"", "FIGURE", "LOGGED", "PREDICTED", "LINE"}};
   for (const Comparison& c : r.comparisons) {
@@ -148,6 +155,11 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
           {"comparisons", comparisons},
           {"consistency", consistency},
           {"notes", r.notes},
+          {"command",
+           {{"given", r.command_given},
+            {"origin", r.command_origin},
+            {"filled", r.filled},
+            {"contradictions", r.contradictions}}},
           {"matched", r.matched()},
           {"mismatched", r.mismatched()},
           {"not_checked", r.unchecked()}};

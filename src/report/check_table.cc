@@ -14,10 +14,8 @@ std::string percent(std::size_t part, std::size_t whole) {
                                   100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-// What a row says beyond its counts: the mismatched fields, else what the log lacks.
-std::string remark(const CheckRow& row) {
-  if (!row.result)
-    return row.error;
+// The mismatched fields, else what the log lacks.
+std::string remark_of_figures(const CheckRow& row) {
   std::string mismatched;
   for (const Comparison& c : row.result->comparisons) {
     if (c.checked && !c.match)
@@ -28,6 +26,21 @@ std::string remark(const CheckRow& row) {
   if (!row.result->log.missing.empty())
     return "lacks " + row.result->log.missing.front();
   return row.result->gpu_known ? std::string() : std::string("GPU not named");
+}
+
+// What a row says beyond its counts: the command used and where it disagrees with the log, the
+// mismatched fields, else what the log lacks.
+std::string remark(const CheckRow& row) {
+  if (!row.result)
+    return row.error;
+  std::string command;
+  if (row.result->command_given) {
+    command = "command: " + row.result->command_origin;
+    if (!row.result->contradictions.empty())
+      command += fmt::format(" ({} disagree with the log)", row.result->contradictions.size());
+  }
+  const std::string rest = remark_of_figures(row);
+  return command.empty() ? rest : rest.empty() ? command : command + "; " + rest;
 }
 
 }  // namespace

@@ -128,6 +128,7 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   std::vector<std::string> resolved = {"python", "-m", "sglang.launch_server"};
   std::vector<std::string> undetermined = resolved;
   if (args != nullptr) {
+    out.settings_complete = true;
     for (const Field& field : args->fields) {
       const bool added = append_flag(resolved, field.name, field.value);
       if (added && !derived_by_engine(field.name))
@@ -146,7 +147,8 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
   if (args == nullptr) {
     if (!out.typed_command_known)
       out.missing.push_back("the server_args dump or the launch command");
-    resolved = typed;
+    else
+      resolved = typed;
   }
   out.capacity_command = resolved;
   out.defaults_command = out.typed_command_known ? typed : undetermined;

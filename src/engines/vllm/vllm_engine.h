@@ -9,6 +9,7 @@ class VllmEngine final : public Engine {
  public:
   std::string_view name() const override { return "vllm"; }
   bool models_cpu_platform() const override { return true; }
+  std::vector<std::string> program() const override { return {"vllm", "serve"}; }
   bool launches(const std::vector<std::string>& words) const override;
   std::vector<std::string> image_entrypoint(std::string_view image) const override;
   Result<EngineVersion> resolve_version(std::string_view spec) const override;

@@ -1,0 +1,310 @@
+#include "diagnose/log_command_merge.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <filesystem>
+
+#include "core/file.h"
+#include "core/text.h"
+#include "intake/shell_words.h"
+
+namespace servescope {
+namespace {
+
+// The extensions a launch command is kept under beside a log. A .txt file is not one of them:
+// logs are published as .txt as often as commands are.
+constexpr std::array<std::string_view, 8> kCommandExtensions = {
+    ".cmd", ".sh", ".args", ".flags", ".env", ".service", ".yaml", ".yml"};
+
+std::string last_component(std::string_view v) {
+  while (v.size() > 1 && v.back() == '/')
+    v.remove_suffix(1);
+  const auto slash = v.rfind('/');
+  return std::string(slash == std::string_view::npos ? v : v.substr(slash + 1));
+}
+
+// One value as both sides print it: quotes and case of booleans do not make a difference, nor
+// does 0.90 against 0.9, nor a model's directory mounted at another path ("/models/X" in the
+// container, "/data/models/X" on the host).
+bool same_value(const std::string& a, const std::string& b) {
+  auto norm = [](std::string v) {
+    if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
+    std::string lower = v;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower == "true" || lower == "false" || lower == "none")
+      return lower;
+    return v;
+  };
+  const std::string x = norm(a), y = norm(b);
+  if (x == y)
+    return true;
+  if (auto nx = parse_double(x), ny = parse_double(y); nx && ny)
+    return std::abs(*nx - *ny) <= 1e-9 * std::max(1.0, std::abs(*nx));
+  if (x.find('/') != std::string::npos || y.find('/') != std::string::npos)
+    return last_component(x) == last_component(y);
+  return false;
+}
+
+bool same_values(const FlagSetting& a, const FlagSetting& b) {
+  if (a.values.size() != b.values.size())
+    return false;
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    if (!same_value(a.values[i], b.values[i]))
+      return false;
+  }
+  return true;
+}
+
+std::string shown(const FlagSetting& f) {
+  return f.values.empty() ? std::string("(set)") : fmt::format("{}", fmt::join(f.values, " "));
+}
+
+// The log's settings without a model are only the program: the user's command stands for them.
+bool log_shows_settings(const LogScenario& log) {
+  return log.capacity_command.size() > 3 || log.typed_command_known;
+}
+
+// What the log lacks and the user's input now supplies: the model ("the model path …") or the
+// settings ("the server_args dump or the launch command").
+void drop_missing(LogScenario& log, bool model) {
+  std::erase_if(log.missing, [&](const std::string& m) {
+    return model ? m.rfind("the model", 0) == 0 : m.find("launch command") != std::string::npos;
+  });
+}
+
+// Joins one parsed flag of the user's to the log's settings. Where they disagree the log wins:
+// `typed` (the user's command, standing for what was typed) takes the log's value.
+void merge_flag(const FlagSetting& flag, const LaunchCommand& logged, const std::string& origin,
+                LogScenario& log, LaunchCommand& typed, CommandMerge& out) {
+  const FlagSetting* shown_by_log = logged.find(flag.name);
+  if (shown_by_log == nullptr && log.settings_complete && flag.modelled) {
+    out.contradictions.push_back(fmt::format(
+        "{}: {} gives {}; the log's settings show it unset, which is checked (the command may "
+        "be stale)",
+        flag.name, origin, shown(flag)));
+    typed = typed.without_flag(flag.name);
+    return;
+  }
+  if (shown_by_log == nullptr && log.settings_complete)
+    return;  // a setting no capacity rule reads: the log shows it, but not as a flag
+  if (shown_by_log == nullptr) {
+    log.capacity_command.push_back(flag.name);
+    log.capacity_command.insert(log.capacity_command.end(), flag.values.begin(),
+                                flag.values.end());
+    out.filled.push_back(flag.as_typed());
+    return;
+  }
+  if (!same_values(flag, *shown_by_log)) {
+    out.contradictions.push_back(
+        fmt::format("{}: {} gives {}; the log shows {}, which is checked (the command may be "
+                    "stale, or the engine changed the value)",
+                    flag.name, origin, shown(flag), shown(*shown_by_log)));
+    FlagSetting corrected = flag;
+    corrected.values = shown_by_log->values;
+    typed = typed.with_flag(corrected);
+  }
+}
+
+// An environment file: VAR=value lines (export allowed), comments and blank lines.
+std::optional<std::map<std::string, std::string>> environment_file(std::string_view text) {
+  std::map<std::string, std::string> env;
+  for (std::string_view line : split(text, '\n')) {
+    line = trim(line);
+    if (line.empty() || line.front() == '#')
+      continue;
+    if (line.rfind("export ", 0) == 0)
+      line = trim(line.substr(7));
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      return std::nullopt;
+    const std::string_view name = line.substr(0, eq);
+    if (!std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+      return std::nullopt;
+    auto words = split_shell_words(line.substr(eq + 1));
+    std::string value = words && !words->empty() ? words->front() : std::string();
+    env[std::string(name)] = value;
+  }
+  if (env.empty())
+    return std::nullopt;
+  return env;
+}
+
+// A flag file: the engine's flags alone, on one line or many, without the program.
+std::optional<std::vector<std::string>> flag_file(std::string_view text) {
+  auto commands = split_shell_commands(text);
+  if (!commands || commands->empty())
+    return std::nullopt;
+  std::vector<std::string> words;
+  for (const ShellCommand& c : *commands)
+    words.insert(words.end(), c.words.begin(), c.words.end());
+  if (words.empty() || words.front().rfind("-", 0) != 0)
+    return std::nullopt;
+  return words;
+}
+
+}  // namespace
+
+Result<LaunchInput> read_user_command(const std::string& from, const std::vector<std::string>& words,
+                                      const Engine* engine) {
+  ScenarioOptions o;
+  o.from = from;
+  o.command = words;
+  // Flags alone after -- stand for the engine's program with them.
+  if (from.empty() && !words.empty() && words.front().rfind("-", 0) == 0 && engine != nullptr) {
+    o.command = engine->program();
+    o.command.insert(o.command.end(), words.begin(), words.end());
+  }
+  auto read = read_launch_input(o, engine);
+  if (read || from.empty())
+    return read;
+  auto text = read_file(from);
+  if (!text)
+    return read;
+  LaunchInput input;
+  input.origin = from;
+  if (auto env = environment_file(*text)) {
+    input.environment = std::move(*env);
+    input.notes.push_back(fmt::format("{}: an environment file ({} variables)", from,
+                                      input.environment.size()));
+    return input;
+  }
+  if (auto flags = flag_file(*text)) {
+    if (engine == nullptr)
+      return fail(fmt::format("--from {}: a file of flags alone; give --engine NAME so the "
+                              "flags have a program",
+                              from));
+    input.argv = engine->program();
+    input.argv.insert(input.argv.end(), flags->begin(), flags->end());
+    input.notes.push_back(fmt::format("{}: the engine's flags alone", from));
+    return input;
+  }
+  return read;
+}
+
+Result<CommandMerge> merge_user_command(const Engine& engine, const LaunchInput& input,
+                                        const std::string& origin, LogScenario& log) {
+  CommandMerge out;
+  for (const auto& [name, value] : input.environment) {
+    auto it = log.environment.find(name);
+    if (it == log.environment.end()) {
+      log.environment[name] = value;
+    } else if (it->second != value) {
+      out.contradictions.push_back(fmt::format(
+          "{}: {} sets {}; the log's launch line sets {}, which is checked", name, origin, value,
+          it->second));
+    }
+  }
+  if (log.launch_origin.empty() && !input.environment.empty())
+    log.launch_origin = origin;
+  if (input.argv.empty())
+    return out;  // an environment file: nothing more to join
+  auto typed = engine.parse_command(input.argv);
+  if (!typed)
+    return fail(fmt::format("the launch command in {}: {}", origin, typed.message()));
+  if (!log_shows_settings(log)) {
+    // Nothing to weigh it against: the command is the run's settings.
+    log.capacity_command = input.argv;
+    log.defaults_command = input.argv;
+    log.typed_command_known = true;
+  } else {
+    auto logged = engine.parse_command(log.capacity_command);
+    if (!logged)
+      return fail("the settings the log shows do not form a valid command: " + logged.message());
+    LaunchCommand corrected = *typed;
+    for (const FlagSetting& flag : typed->flags) {
+      if (flag.known)
+        merge_flag(flag, *logged, origin, log, corrected, out);
+    }
+    if (!log.typed_command_known) {
+      // The dump cannot tell a typed value from a default; the user's command can.
+      log.defaults_command = corrected.words;
+      log.typed_command_known = true;
+    }
+  }
+  if (log.model_path.empty())
+    log.model_path = engine.model_path(*typed);
+  if (!log.model_path.empty())
+    drop_missing(log, true);
+  drop_missing(log, false);
+  return out;
+}
+
+Result<CommandMerge> merge_user_flag(const Engine& engine, const std::string& flag,
+                                     const std::string& value, const std::string& why,
+                                     LogScenario& log) {
+  CommandMerge out;
+  auto logged = engine.parse_command(log.capacity_command);
+  if (!logged)
+    return fail("the settings the log shows do not form a valid command: " + logged.message());
+  // The engine's own name for the flag (SGLang calls --tensor-parallel-size --tp-size).
+  std::vector<std::string> alone = engine.program();
+  alone.insert(alone.end(), {flag, value});
+  auto own = engine.parse_command(alone);
+  if (!own || own->flags.empty())
+    return fail(fmt::format("{} {}: {}", why, value, own ? "not a flag" : own.message()));
+  if (const FlagSetting* f = logged->find(own->flags.front().name)) {
+    if (!f->values.empty() && !same_value(f->values.front(), value)) {
+      out.contradictions.push_back(fmt::format("{}: {} gives {}; the log shows {}, which is checked",
+                                               flag, why, value, shown(*f)));
+    }
+    return out;
+  }
+  for (std::vector<std::string>* words : {&log.capacity_command, &log.defaults_command}) {
+    words->push_back(flag);
+    words->push_back(value);
+  }
+  out.filled.push_back(fmt::format("{} {} ({})", flag, value, why));
+  return out;
+}
+
+void assume_defaults_with_model(const Engine& engine, const std::string& model, LogScenario& log) {
+  if (log_shows_settings(log))
+    return;
+  log.capacity_command = engine.program();
+  log.capacity_command.push_back("--model");
+  log.capacity_command.push_back(model);
+  log.defaults_command = log.capacity_command;
+  if (log.model_path.empty())
+    log.model_path = model;
+  drop_missing(log, true);
+  drop_missing(log, false);
+}
+
+std::string command_file_beside(const std::string& log_path) {
+  const std::filesystem::path p(log_path);
+  std::error_code ec;
+  for (std::string_view ext : kCommandExtensions) {
+    std::filesystem::path candidate = p;
+    candidate.replace_extension(ext);
+    if (candidate != p && std::filesystem::is_regular_file(candidate, ec))
+      return candidate.string();
+  }
+  return "";
+}
+
+bool is_command_file_name(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return std::find(kCommandExtensions.begin(), kCommandExtensions.end(), ext) !=
+         kCommandExtensions.end();
+}
+
+bool pairs_with_a_log(const std::string& file, const std::vector<std::string>& files) {
+  if (!is_command_file_name(file))
+    return false;
+  const std::filesystem::path stem = std::filesystem::path(file).replace_extension();
+  return std::any_of(files.begin(), files.end(), [&](const std::string& other) {
+    return other != file && !is_command_file_name(other) &&
+           std::filesystem::path(other).replace_extension() == stem;
+  });
+}
+
+}  // namespace servescope
