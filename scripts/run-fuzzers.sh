@@ -49,6 +49,14 @@ printf 'JobId=42 JobName=x JobState=RUNNING Reason=None NodeList=node[1-2] ExitC
 printf 'Submitted batch job 42\n' >"$work/cluster_state/sbatch"
 printf '{"items":[{"metadata":{"name":"p"},"status":{"phase":"Pending","podIP":"10.0.0.1"}}]}' \
   >"$work/cluster_state/pods"
+# Command-beside-a-log seeds: byte 0 bit 0 picks the fuzzed side (0: the command), bit 1 the
+# engine (vLLM when set).
+mkdir -p "$work/log_command"
+printf '\x00python -m sglang.launch_server --model-path m --tp 2 --mem-fraction-static 0.8\n' >"$work/log_command/cmd"
+printf '\x00--tp 2 --enable-torch-compile\n--max-running-requests 8\n' >"$work/log_command/flags"
+printf '\x00# env\nexport SGLANG_X=1\nB="x y"\n' >"$work/log_command/env"
+printf '\x02vllm serve m -tp 2 --max-model-len 8192\n' >"$work/log_command/vllm"
+printf '\x01[2025-01-23 19:34:55] server_args=ServerArgs(model_path=%s, tp_size=4, mem_fraction_static=0.9)\n' "'m'" >"$work/log_command/log"
 # Every target the build made (fuzz/*_fuzz.cc), each from its seed folder (empty if it has none).
 status=0
 for binary in "$build"/*_fuzz; do

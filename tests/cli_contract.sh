@@ -85,6 +85,23 @@ expect_usage_error "bench: bad duration" "--duration 5parsecs" -- bench --url ht
 expect_usage_error "bench: bad api" "--api" -- bench --url http://127.0.0.1:1 --api grpc --concurrency 4 --requests 10
 expect_usage_error "bench: missing dataset" "nope.jsonl" -- bench --url http://127.0.0.1:1 --dataset "$tmp/nope.jsonl" --concurrency 4 --requests 10
 
+# check with what the user knows: a log without settings is refused with the fix; a command file
+# with the log's stem is its command (and not a log); a contradicting command is reported.
+mkdir -p "$tmp/logs"
+cat >"$tmp/logs/run.log" <<'LOG'
+[2025-01-23 19:35:15 TP0] Load weight begin. avail mem=78.81 GB
+[2025-01-23 19:35:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.72 GB
+[2025-01-23 19:35:27 TP0] max_total_num_tokens=444500, max_prefill_tokens=16384, max_running_requests=2049, context_len=131072
+LOG
+expect_usage_error "log without settings" "--from FILE" -- check "$tmp/logs/run.log"
+echo 'python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B-Instruct --mem-fraction-static 0.88' >"$tmp/logs/run.sh"
+"$bin" check "$tmp/logs" >"$tmp/out" 2>"$tmp/err" || fail "check of a log with its command beside exited $?: $(cat "$tmp/err")"
+grep -qF "command: $tmp/logs/run.sh (beside the log)" "$tmp/out" || fail "check does not say it took run.sh: $(cat "$tmp/out")"
+grep -qF "1 logs, 1 checked" "$tmp/out" || fail "check took run.sh for a log: $(cat "$tmp/out")"
+"$bin" logs --json --summary-only "$tmp/logs/run.log" --from "$tmp/logs/run.sh" >"$tmp/logs.json" 2>"$tmp/err" || fail "logs --from exited $?: $(cat "$tmp/err")"
+python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['command']; assert c['argv'][3]=='--model-path' and c['contradictions']==[], c" "$tmp/logs.json" || fail "logs --from JSON"
+expect_usage_error "check: --from and --" "give one of them" -- check "$tmp/logs/run.log" --from "$tmp/logs/run.sh" -- python -m sglang.launch_server --model-path x
+
 # bisect checks its input before the first launch: no run folder is made.
 twin_tmpl="$bin twin --gpu rtx-pro-6000 --gpus 4 --startup-seconds 0 -- ${seed[*]} {flags} --host 127.0.0.1 --port {port}"
 expect_usage_error "bisect: template without {flags}" "the template has no {flags}" -- bisect \

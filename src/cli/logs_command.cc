@@ -6,7 +6,9 @@
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
+#include "diagnose/log_command_merge.h"
 #include "evidence/log_reader.h"
+#include "report/given_command.h"
 #include "report/logs_json.h"
 #include "report/logs_text.h"
 
@@ -29,12 +31,17 @@ ExitStatus run_logs(const CommandArgs& args) {
                "With --json: leave out the facts array (summary, version, timeline, counts)");
   app.add_option("--engine", engine_spec,
                  "Read the log with this engine's grammar (default: detected from the content)");
+  std::string from;
+  app.add_option("--from", from,
+                 "The run's launch command in a file (as check reads it): said beside the log, "
+                 "with every setting it disagrees with")
+      ->check(CLI::ExistingFile);
   ReportOutputs reports;
   add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
-  if (!args.launch_command.empty() || args.had_separator)
-    return usage_error("logs: takes a log file, not a launch command");
+  if (args.had_separator && args.launch_command.empty())
+    return usage_error("logs: nothing after --; give the run's launch command there, or drop --");
 
   LogReadOptions options;
   if (!engine_spec.empty()) {
@@ -58,10 +65,21 @@ ExitStatus run_logs(const CommandArgs& args) {
     if (Status st = write_reports(reports, doc); !st)
       return usage_error(st.message());
   }
+  std::optional<GivenCommand> given;
+  if (!from.empty() || !args.launch_command.empty()) {
+    auto read = given_command_beside(*facts, from, args.launch_command);
+    if (!read)
+      return usage_error("logs: " + read.message());
+    given = std::move(*read);
+  }
   if (json) {
+    if (given)
+      writer.extra("command", given_command_to_json(*given));
     writer.finish(*facts);
   } else {
     std::cout << render_logs_text(*facts, file == "-" ? "<stdin>" : file);
+    if (given)
+      std::cout << render_given_command(*given);
   }
   return ExitStatus::kOk;
 }

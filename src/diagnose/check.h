@@ -53,10 +53,10 @@ struct CheckResult {
   std::vector<Comparison> comparisons;
   std::vector<Finding> consistency;
   bool gpu_known = true;
-  bool command_given = false;  // the user gave a launch command (after --, --from, or beside)
-  std::string command_origin;  // where it came from
-  bool defaults_assumed = false;  // no settings anywhere: the engine's defaults with --model
-  std::vector<std::string> filled;          // settings the user's input supplied
+  bool command_given = false;       // the user gave a launch command (after --, --from, or beside)
+  std::string command_origin;       // where it came from
+  bool defaults_assumed = false;    // no settings anywhere: the engine's defaults with --model
+  std::vector<std::string> filled;  // settings the user's input supplied
   std::vector<std::string> contradictions;  // where it disagrees with the log (the log wins)
 
   std::size_t matched() const;

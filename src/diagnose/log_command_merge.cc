@@ -7,8 +7,8 @@
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <map>
 #include <filesystem>
+#include <map>
 
 #include "core/file.h"
 #include "core/text.h"
@@ -86,10 +86,11 @@ void merge_flag(const FlagSetting& flag, const LaunchCommand& logged, const std:
                 LogScenario& log, LaunchCommand& typed, CommandMerge& out) {
   const FlagSetting* shown_by_log = logged.find(flag.name);
   if (shown_by_log == nullptr && log.settings_complete && flag.modelled) {
-    out.contradictions.push_back(fmt::format(
-        "{}: {} gives {}; the log's settings show it unset, which is checked (the command may "
-        "be stale)",
-        flag.name, origin, shown(flag)));
+    out.contradictions.push_back(
+        fmt::format("{}: {} gives {}; the log's settings show it unset; the log's value stands "
+                    "(the command may "
+                    "be stale)",
+                    flag.name, origin, shown(flag)));
     typed = typed.without_flag(flag.name);
     return;
   }
@@ -97,15 +98,14 @@ void merge_flag(const FlagSetting& flag, const LaunchCommand& logged, const std:
     return;  // a setting no capacity rule reads: the log shows it, but not as a flag
   if (shown_by_log == nullptr) {
     log.capacity_command.push_back(flag.name);
-    log.capacity_command.insert(log.capacity_command.end(), flag.values.begin(),
-                                flag.values.end());
+    log.capacity_command.insert(log.capacity_command.end(), flag.values.begin(), flag.values.end());
     out.filled.push_back(flag.as_typed());
     return;
   }
   if (!same_values(flag, *shown_by_log)) {
     out.contradictions.push_back(
-        fmt::format("{}: {} gives {}; the log shows {}, which is checked (the command may be "
-                    "stale, or the engine changed the value)",
+        fmt::format("{}: {} gives {}; the log shows {}; the log's value stands (the command "
+                    "may be stale, or the engine changed the value)",
                     flag.name, origin, shown(flag), shown(*shown_by_log)));
     FlagSetting corrected = flag;
     corrected.values = shown_by_log->values;
@@ -126,8 +126,9 @@ std::optional<std::map<std::string, std::string>> environment_file(std::string_v
     if (eq == std::string_view::npos || eq == 0)
       return std::nullopt;
     const std::string_view name = line.substr(0, eq);
-    if (!std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    if (!std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }))
       return std::nullopt;
     auto words = split_shell_words(line.substr(eq + 1));
     std::string value = words && !words->empty() ? words->front() : std::string();
@@ -153,8 +154,8 @@ std::optional<std::vector<std::string>> flag_file(std::string_view text) {
 
 }  // namespace
 
-Result<LaunchInput> read_user_command(const std::string& from, const std::vector<std::string>& words,
-                                      const Engine* engine) {
+Result<LaunchInput> read_user_command(const std::string& from,
+                                      const std::vector<std::string>& words, const Engine* engine) {
   ScenarioOptions o;
   o.from = from;
   o.command = words;
@@ -169,25 +170,58 @@ Result<LaunchInput> read_user_command(const std::string& from, const std::vector
   auto text = read_file(from);
   if (!text)
     return read;
+  // A launch whose reading failed after it was found (its --config file): that error stands.
+  if (read_launch_text(*text, from, launch_recognizer(engine)))
+    return read;
+  return read_user_command_text(*text, from, engine);
+}
+
+Result<LaunchInput> read_user_command_text(std::string_view text, const std::string& name,
+                                           const Engine* engine) {
+  auto launch = read_launch_text(text, name, launch_recognizer(engine));
+  if (launch)
+    return launch;
   LaunchInput input;
-  input.origin = from;
-  if (auto env = environment_file(*text)) {
+  input.origin = name;
+  if (auto env = environment_file(text)) {
     input.environment = std::move(*env);
-    input.notes.push_back(fmt::format("{}: an environment file ({} variables)", from,
-                                      input.environment.size()));
+    input.notes.push_back(
+        fmt::format("{}: an environment file ({} variables)", name, input.environment.size()));
     return input;
   }
-  if (auto flags = flag_file(*text)) {
+  if (auto flags = flag_file(text)) {
     if (engine == nullptr)
-      return fail(fmt::format("--from {}: a file of flags alone; give --engine NAME so the "
-                              "flags have a program",
-                              from));
+      return fail(
+          fmt::format("--from {}: a file of flags alone; give --engine NAME so the "
+                      "flags have a program",
+                      name));
     input.argv = engine->program();
     input.argv.insert(input.argv.end(), flags->begin(), flags->end());
-    input.notes.push_back(fmt::format("{}: the engine's flags alone", from));
+    input.notes.push_back(fmt::format("{}: the engine's flags alone", name));
     return input;
   }
-  return read;
+  return launch;
+}
+
+Result<GivenCommand> given_command_beside(const LogFacts& facts, const std::string& from,
+                                          const std::vector<std::string>& words) {
+  auto engine = find_engine(std::string(facts.engine()));
+  if (!engine)
+    return fail("the log names no engine whose settings a command could be held against");
+  auto log = (*engine)->scenario_from_log(facts.all());
+  if (!log)
+    return log.error();
+  GivenCommand out;
+  out.origin = from.empty() ? std::string("the command after --") : from;
+  auto input = read_user_command(from, words, *engine);
+  if (!input)
+    return input.error();
+  out.input = std::move(*input);
+  auto merged = merge_user_command(**engine, out.input, out.origin, *log);
+  if (!merged)
+    return merged.error();
+  out.merge = std::move(*merged);
+  return out;
 }
 
 Result<CommandMerge> merge_user_command(const Engine& engine, const LaunchInput& input,
@@ -198,9 +232,9 @@ Result<CommandMerge> merge_user_command(const Engine& engine, const LaunchInput&
     if (it == log.environment.end()) {
       log.environment[name] = value;
     } else if (it->second != value) {
-      out.contradictions.push_back(fmt::format(
-          "{}: {} sets {}; the log's launch line sets {}, which is checked", name, origin, value,
-          it->second));
+      out.contradictions.push_back(
+          fmt::format("{}: {} sets {}; the log's launch line sets {}; the log's value stands", name,
+                      origin, value, it->second));
     }
   }
   if (log.launch_origin.empty() && !input.environment.empty())
@@ -253,8 +287,9 @@ Result<CommandMerge> merge_user_flag(const Engine& engine, const std::string& fl
     return fail(fmt::format("{} {}: {}", why, value, own ? "not a flag" : own.message()));
   if (const FlagSetting* f = logged->find(own->flags.front().name)) {
     if (!f->values.empty() && !same_value(f->values.front(), value)) {
-      out.contradictions.push_back(fmt::format("{}: {} gives {}; the log shows {}, which is checked",
-                                               flag, why, value, shown(*f)));
+      out.contradictions.push_back(
+          fmt::format("{}: {} gives {}; the log shows {}; the log's value stands", flag, why, value,
+                      shown(*f)));
     }
     return out;
   }

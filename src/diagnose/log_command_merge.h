@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "core/result.h"
-#include "engines/engine.h"
 #include "diagnose/scenario_builder.h"
+#include "engines/engine.h"
+#include "evidence/log_facts.h"
 #include "intake/launch_input.h"
 
 namespace servescope {
@@ -28,8 +29,22 @@ struct CommandMerge {
 /// file holding only the engine's flags, or an environment file of VAR=value lines) or the
 /// words after --. `engine` is the log's engine (nullptr when the log does not say); a flag
 /// file needs it. Fails with one line naming the input and what it lacks.
-Result<LaunchInput> read_user_command(const std::string& from, const std::vector<std::string>& words,
-                                      const Engine* engine);
+Result<LaunchInput> read_user_command(const std::string& from,
+                                      const std::vector<std::string>& words, const Engine* engine);
+
+/// The same from a file's text (`name` stands for the file in messages).
+Result<LaunchInput> read_user_command_text(std::string_view text, const std::string& name,
+                                           const Engine* engine);
+
+/// A command given beside a log that is read, not checked (`logs --from`): what it fills and
+/// where it disagrees with the log.
+struct GivenCommand {
+  std::string origin;
+  LaunchInput input;
+  CommandMerge merge;
+};
+Result<GivenCommand> given_command_beside(const LogFacts& facts, const std::string& from,
+                                          const std::vector<std::string>& words);
 
 /// Joins `input` (the user's command, as the intake read it) to `log`. `origin` names where the
 /// command came from for the messages ("run.cmd", "the command after --"). Fails when the

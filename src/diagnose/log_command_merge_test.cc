@@ -48,9 +48,10 @@ std::string log_with_dump() {
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("servescope-merge-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-             "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    path_ =
+        fs::temp_directory_path() /
+        ("servescope-merge-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -88,8 +89,9 @@ TEST(CheckWithCommand, ALogWithoutSettingsIsRefusedWithTheFix) {
 
 TEST(CheckWithCommand, TheCommandAfterTheSeparatorStandsForTheMissingDump) {
   CheckOptions o;
-  o.command = {"python", "-m", "sglang.launch_server", "--model-path", kModel,
-               "--mem-fraction-static", "0.88"};
+  o.command = {"python",       "-m",   "sglang.launch_server",
+               "--model-path", kModel, "--mem-fraction-static",
+               "0.88"};
   auto r = check_text(kBareLog, o);
   ASSERT_TRUE(r) << r.message();
   EXPECT_TRUE(r->command_given);
@@ -110,9 +112,10 @@ TEST(CheckWithCommand, EverySourceTheIntakeReadsIsACommandFile) {
   const std::vector<std::pair<std::string, std::string>> files = {
       {"run.sh", "#!/bin/sh\nexport NCCL_DEBUG=WARN\n" + cmd + " \\\n  --port 30000\n"},
       {"run.service", "[Unit]\nDescription=sglang\n[Service]\nExecStart=/usr/bin/" + cmd + "\n"},
-      {"compose.yaml", "services:\n  sglang:\n    image: lmsysorg/sglang:v0.4.1.post7-cu124\n"
-                       "    command: " +
-                           cmd + "\n"},
+      {"compose.yaml",
+       "services:\n  sglang:\n    image: lmsysorg/sglang:v0.4.1.post7-cu124\n"
+       "    command: " +
+           cmd + "\n"},
       {"docker.cmd", "docker run --gpus all lmsysorg/sglang:latest " + cmd + "\n"},
       {"flags.args", std::string("--model-path ") + kModel + "\n--mem-fraction-static 0.88\n"},
   };
@@ -129,7 +132,8 @@ TEST(CheckWithCommand, EverySourceTheIntakeReadsIsACommandFile) {
 
 TEST(CheckWithCommand, AnEnvironmentFileGivesTheEnvironmentOnly) {
   TempDir dir;
-  const std::string env = dir.write("run.env", "# the run's environment\nexport A_FLAG=1\nB='x y'\n");
+  const std::string env =
+      dir.write("run.env", "# the run's environment\nexport A_FLAG=1\nB='x y'\n");
   auto input = read_user_command(env, {}, nullptr);
   ASSERT_TRUE(input) << input.message();
   EXPECT_TRUE(input->argv.empty());
@@ -151,9 +155,10 @@ TEST(CheckWithCommand, AFileOfFlagsNeedsTheEngineForItsProgram) {
 
 TEST(CheckWithCommand, TheDumpWinsAndADisagreementIsReported) {
   CheckOptions o;
-  o.command = {"python", "-m",        "sglang.launch_server", "--model-path", kModel,
-               "--tp",   "2",         "--mem-fraction-static", "0.8",        "--enable-torch-compile",
-               "--host", "127.0.0.1"};
+  o.command = {
+      "python", "-m",       "sglang.launch_server",  "--model-path", kModel,
+      "--tp",   "2",        "--mem-fraction-static", "0.8",          "--enable-torch-compile",
+      "--host", "127.0.0.1"};
   auto r = check_text(log_with_dump(), o);
   ASSERT_TRUE(r) << r.message();
   // The figures are checked under the dump's settings, so they still match.
@@ -165,8 +170,13 @@ TEST(CheckWithCommand, TheDumpWinsAndADisagreementIsReported) {
   EXPECT_NE(r->contradictions[2].find("--enable-torch-compile"), std::string::npos);
   EXPECT_NE(r->contradictions[2].find("unset"), std::string::npos);
   // A value printed another way is not a disagreement: 0.880, a quoted path, a mount point.
-  o.command = {"python", "-m", "sglang.launch_server", "--model-path",
-               "/mnt/cache/meta-llama/Meta-Llama-3.1-8B-Instruct", "--mem-fraction-static", "0.880"};
+  o.command = {"python",
+               "-m",
+               "sglang.launch_server",
+               "--model-path",
+               "/mnt/cache/meta-llama/Meta-Llama-3.1-8B-Instruct",
+               "--mem-fraction-static",
+               "0.880"};
   o.model = kModel;
   auto same = check_text(log_with_dump(), o);
   ASSERT_TRUE(same) << same.message();

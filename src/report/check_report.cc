@@ -59,8 +59,8 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
                      r.scenario.hardware.gpu.key, r.gpu_known ? "" : " (stand-in)",
                      memory.empty() ? std::string("no memory figures")
                                     : fmt::format("{}", fmt::join(memory, ", ")),
-                     r.command_given    ? "launch command from " + r.command_origin
-                     : r.defaults_assumed ? std::string("the engine's defaults with --model")
+                     r.command_given             ? "launch command from " + r.command_origin
+                     : r.defaults_assumed        ? std::string("the engine's defaults with --model")
                      : r.log.typed_command_known ? "launch command from the log"
                                                  : "settings from the log's argument dump");
   for (const std::string& n : r.notes)

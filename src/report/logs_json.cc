@@ -240,7 +240,8 @@ void LogsJsonWriter::on_fact(const Fact& fact) {
 void LogsJsonWriter::finish(const LogFacts& facts) {
   head();
   buf_ += "\n]";
-  const nlohmann::json tail = logs_tail_to_json(facts);
+  nlohmann::json tail = logs_tail_to_json(facts);
+  tail.update(extra_);
   for (auto it = tail.begin(); it != tail.end(); ++it) {
     buf_ += ",\n";
     append_string(buf_, it.key());

@@ -43,6 +43,8 @@ class LogsJsonWriter final : public FactSink {
   LogsJsonWriter(std::FILE* out, std::string file_name, bool with_facts = true);
   ~LogsJsonWriter() override;
   void on_fact(const Fact& fact) override;
+  /// A member written after the tail (`logs --from`: "command").
+  void extra(std::string key, nlohmann::json value) { extra_[std::move(key)] = std::move(value); }
   /// Writes everything after the facts and flushes.
   void finish(const LogFacts& facts);
 
@@ -56,6 +58,7 @@ class LogsJsonWriter final : public FactSink {
   bool started_ = false;
   bool first_fact_ = true;
   std::string buf_;
+  nlohmann::json extra_ = nlohmann::json::object();
 };
 
 /// The part after "facts" as JSON members (engine, inferred_version, summary, timelines,

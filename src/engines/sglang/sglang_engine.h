@@ -8,7 +8,9 @@ namespace servescope::sglang {
 class SglangEngine final : public Engine {
  public:
   std::string_view name() const override { return "sglang"; }
-  std::vector<std::string> program() const override { return {"python", "-m", "sglang.launch_server"}; }
+  std::vector<std::string> program() const override {
+    return {"python", "-m", "sglang.launch_server"};
+  }
   bool launches(const std::vector<std::string>& words) const override;
   Result<EngineVersion> resolve_version(std::string_view spec) const override;
   Result<LaunchCommand> parse_command(const std::vector<std::string>& words) const override;
