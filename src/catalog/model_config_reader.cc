@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/model_layouts.h"
+#include "catalog/recurrent_layout.h"
 #include "core/text.h"
 
 namespace servescope {
@@ -109,6 +110,7 @@ class ConfigReader {
   Status read_moe(const json& text, Family family);
   void read_model_sliding_window(const json& text);
   Status read_quantization();
+  void read_lfm2_feed_forward(const json& text);
   Status read_context_length(const json& text);
   void read_vision();
 
@@ -116,6 +118,7 @@ class ConfigReader {
   std::string source_;
   ModelShape shape_;
   std::string missing_;
+  std::vector<bool> pattern_moe_blocks_;  // Nemotron-H's "E" layers (recurrent_layout.cc)
 };
 
 std::optional<int> ConfigReader::get_int(const json& obj, std::string_view key, bool required) {
@@ -191,7 +194,10 @@ Result<ModelShape> ConfigReader::read() {
 }
 
 Status ConfigReader::read_attention(const json& text) {
-  shape_.num_layers = get_int(text, "num_hidden_layers", true).value_or(0);
+  // transformers derives Nemotron-H's num_hidden_layers from its layer pattern.
+  const auto from_pattern = recurrent_layer_count(shape_.model_type, text);
+  shape_.num_layers = get_int(text, "num_hidden_layers", !from_pattern.has_value())
+                          .value_or(from_pattern.value_or(0));
   shape_.hidden_size = get_int(text, "hidden_size", true).value_or(0);
   shape_.num_attention_heads = get_int(text, "num_attention_heads", true).value_or(0);
   shape_.vocab_size = get_int(text, "vocab_size", true).value_or(0);
@@ -231,8 +237,9 @@ Status ConfigReader::read_attention(const json& text) {
   // PhiForCausalLM's MLP is fc1 -> gelu -> fc2, not a gated pair (modeling_phi.py::PhiMLP).
   // Apertus: up -> xIELU -> down (vLLM models/apertus.py ApertusMLP); Nemotron: up -> relu² ->
   // down (models/nemotron.py NemotronMLP).
+  // Nemotron-H: relu² MLPs and experts (models/nemotron_h.py NemotronHMLP).
   shape_.gated_mlp = shape_.model_type != "phi" && shape_.model_type != "apertus" &&
-                     shape_.model_type != "nemotron";
+                     shape_.model_type != "nemotron" && shape_.model_type != "nemotron_h";
   // Qwen3-Next and Qwen3.5 gate attention's output through a doubled q_proj whether or not the
   // config says so (vLLM 0.34.0 builds a default Qwen3_5TextConfig gated: layouts oracle).
   const bool gated_family =
@@ -312,6 +319,19 @@ Status ConfigReader::read_layers(const json& text, Family family) {
         }
       }
       shape_.linear = l;
+      break;
+    }
+    case Family::kMambaHybrid: {
+      Status st = read_recurrent_layout(text, shape_.text_prefix, shape_, pattern_moe_blocks_);
+      if (!st)
+        return error(st.message());
+      if (shape_.model_type == "lfm2")
+        read_lfm2_feed_forward(text);
+      // Granite-4.0-H without experts has the shared MLP alone (models/granitemoehybrid.py).
+      if (shape_.model_type == "granitemoehybrid" &&
+          get_int(text, "num_local_experts", false).value_or(0) == 0)
+        shape_.intermediate_size =
+            get_int(text, "shared_intermediate_size", false).value_or(shape_.intermediate_size);
       break;
     }
     case Family::kSlidingWindow: {
@@ -396,6 +416,13 @@ Status ConfigReader::read_moe(const json& text, Family family) {
       break;
     }
   }
+  // A model of one block per layer routes to experts in its MoE blocks alone (Nemotron-H's "E").
+  if (!shape_.ffn_layers.empty()) {
+    if (std::find(pattern_moe_blocks_.begin(), pattern_moe_blocks_.end(), true) ==
+        pattern_moe_blocks_.end())
+      return ok_status();
+    m.sparse_layers = pattern_moe_blocks_;
+  }
   // Families whose every config routes to experts; a sliding-window or hybrid one does when its
   // config counts experts (gpt-oss, Qwen3-Next, Qwen3.5 MoE, Cohere 2 MoE).
   const bool moe_family = family == Family::kMoe || family == Family::kMla ||
@@ -426,8 +453,22 @@ Status ConfigReader::read_moe(const json& text, Family family) {
     for (const json& t : *types)
       m.sparse_layers.push_back(t.is_string() && t.get<std::string>() == "sparse");
   }
+  // Granite-4.0-H spells it shared_intermediate_size; Nemotron-H sizes its shared experts as
+  // one MLP of moe_shared_expert_intermediate_size × n_shared_experts (models/nemotron_h.py).
   m.shared_expert_intermediate =
-      get_int(text, "shared_expert_intermediate_size", false).value_or(0);
+      get_int(text, "shared_expert_intermediate_size", false)
+          .value_or(get_int(text, "shared_intermediate_size", false).value_or(0));
+  if (auto nemotron = get_int(text, "moe_shared_expert_intermediate_size", false)) {
+    m.shared_expert_intermediate = *nemotron * m.num_shared_experts;
+    m.num_shared_experts = 0;
+  }
+  // Jamba: experts in layers i with i % expert_layer_period == expert_layer_offset.
+  if (auto period = get_int(text, "expert_layer_period", false); period && *period > 0) {
+    const int offset = get_int(text, "expert_layer_offset", false).value_or(0);
+    m.sparse_layers.assign(static_cast<std::size_t>(shape_.num_layers), false);
+    for (int i = 0; i < shape_.num_layers; ++i)
+      m.sparse_layers[static_cast<std::size_t>(i)] = i % *period == offset;
+  }
   m.first_dense_layers = get_int(text, "first_k_dense_replace", false)
                              .value_or(get_int(text, "moe_layer_start_index", false).value_or(0));
   m.moe_layer_step =
@@ -446,6 +487,21 @@ Status ConfigReader::read_moe(const json& text, Family family) {
   }
   shape_.moe = m;
   return ok_status();
+}
+
+// LFM2's feed-forward width: two thirds of the configured one, times block_ffn_dim_multiplier,
+// rounded up to block_multiple_of, when block_auto_adjust_ff_dim (vLLM models/lfm2.py
+// Lfm2MLP; the transformers class defaults).
+void ConfigReader::read_lfm2_feed_forward(const json& text) {
+  int ff = get_int(text, "block_ff_dim", false).value_or(shape_.intermediate_size);
+  if (text.value("block_auto_adjust_ff_dim", true)) {
+    ff = static_cast<int>(2.0 * ff / 3);
+    if (auto it = text.find("block_ffn_dim_multiplier"); it != text.end() && it->is_number())
+      ff = static_cast<int>(it->get<double>() * ff);
+    const int multiple = std::max(1, get_int(text, "block_multiple_of", false).value_or(256));
+    ff = multiple * ((ff + multiple - 1) / multiple);
+  }
+  shape_.intermediate_size = ff;
 }
 
 Status ConfigReader::read_quantization() {

@@ -17,6 +17,7 @@ constexpr struct {
     {"mla", LayoutFamily::kMla},
     {"hybrid_linear", LayoutFamily::kHybridLinear},
     {"sliding_window", LayoutFamily::kSlidingWindow},
+    {"mamba_hybrid", LayoutFamily::kMambaHybrid},
 };
 
 // The file is part of the build: a malformed row is a build defect, not a user error.
@@ -102,8 +103,8 @@ std::string nearest_family(std::string_view kinds) {
   if (has_kind(kinds, "cross_attention"))
     return "none: its cross-attention layers are a kind servescope does not model";
   if (has_kind(kinds, "mamba"))
-    return "hybrid_linear (Gated-DeltaNet state beside full attention; other state shapes are "
-           "not modelled)";
+    return "mamba_hybrid or hybrid_linear (Mamba2, Mamba1, short-convolution or Gated-DeltaNet "
+           "state beside attention): a row in data/recurrent-state.tsv naming its state fields";
   if (has_kind(kinds, "mla"))
     return "mla (DeepSeek-style latent attention)";
   if (has_kind(kinds, "sliding_window") || has_kind(kinds, "chunked_local"))

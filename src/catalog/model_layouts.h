@@ -10,7 +10,7 @@
 namespace servescope {
 
 /// How a family's config.json maps to layers (model_config_reader.cc reads each).
-enum class LayoutFamily { kDense, kMoe, kMla, kHybridLinear, kSlidingWindow };
+enum class LayoutFamily { kDense, kMoe, kMla, kHybridLinear, kSlidingWindow, kMambaHybrid };
 
 struct LayoutRow {
   bool by_architecture = false;  // false: `match` is a model_type

@@ -16,7 +16,7 @@ int ModelShape::count_layers(LayerKind kind) const {
 std::vector<int> ModelShape::full_attention_layer_ids() const {
   std::vector<int> ids;
   for (std::size_t i = 0; i < layer_kinds.size(); ++i) {
-    if (layer_kinds[i] != LayerKind::kLinearAttention)
+    if (layer_kinds[i] != LayerKind::kLinearAttention && layer_kinds[i] != LayerKind::kNone)
       ids.push_back(static_cast<int>(i));
   }
   return ids;

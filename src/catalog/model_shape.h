@@ -15,6 +15,16 @@ enum class LayerKind {
   kSlidingAttention,  // KV cache over a window (gemma3, gpt-oss)
   kLinearAttention,   // Gated-DeltaNet / mamba-style recurrent state, no KV cache
   kMla,               // multi-head latent attention (DeepSeek V2/V3, Kimi K2)
+  kNone,              // no mixer: an MLP or MoE block alone (Nemotron-H's "-" and "E" layers)
+};
+
+/// What a recurrent (kLinearAttention) layer keeps per request, by the engines' state-shape
+/// calculators (vLLM mamba_utils.py::MambaStateShapeCalculator; SGLang's mirror of it).
+enum class RecurrentKind {
+  kGatedDeltaNet,  // Qwen3-Next, Qwen3.5: gated_delta_net_state_shape
+  kMamba2,         // Nemotron-H, Granite-4.0-H, Falcon-H1, Zamba2, Mamba2: mamba2_state_shape
+  kMamba1,         // Jamba, Mamba: mamba1_state_shape
+  kShortConv,      // LFM2: short_conv_state_shape (a convolution state alone)
 };
 
 struct MlaDims {
@@ -38,8 +48,18 @@ struct MoeDims {
   std::vector<bool> sparse_layers;
 };
 
-/// Gated-DeltaNet dims (Qwen3-Next, Qwen3.5): linear_* fields of config.json.
+/// Recurrent-state dims. Gated-DeltaNet (Qwen3-Next, Qwen3.5): the linear_* fields of
+/// config.json; the Mamba and short-convolution kinds: the fields data/recurrent-state.tsv names
+/// for the model type.
 struct LinearAttentionDims {
+  RecurrentKind kind = RecurrentKind::kGatedDeltaNet;
+  // Mamba1/Mamba2/short conv (mamba_utils.py argument names).
+  int intermediate_size = 0;
+  int n_groups = 0;
+  int num_heads = 0;
+  int head_dim = 0;
+  int state_size = 0;
+  int dt_rank = 0;  // Mamba1's time-step rank (mamba_dt_rank / time_step_rank; "auto": h/16)
   int num_key_heads = 0;
   int num_value_heads = 0;
   int key_head_dim = 0;
@@ -102,6 +122,9 @@ struct ModelShape {
   std::optional<MlaDims> mla;
   std::optional<MoeDims> moe;
   std::optional<LinearAttentionDims> linear;
+  // Layers with an MLP or MoE block; empty: every layer has one. Nemotron-H's layers are one
+  // block each: a mixer (mamba, attention) or an MLP/MoE, never both.
+  std::vector<bool> ffn_layers;
   VisionDims vision;
   int mtp_layers = 0;  // num_nextn_predict_layers / mtp_num_hidden_layers
 
@@ -109,6 +132,9 @@ struct ModelShape {
   Quantization quant;
 
   int count_layers(LayerKind kind) const;
+  bool has_ffn(int layer) const {
+    return ffn_layers.empty() || ffn_layers[static_cast<std::size_t>(layer)];
+  }
   bool is_hybrid_linear() const { return linear.has_value(); }
   bool uses_mla() const { return mla.has_value(); }
   bool has_sliding_window() const { return count_layers(LayerKind::kSlidingAttention) > 0; }

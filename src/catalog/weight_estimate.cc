@@ -98,6 +98,61 @@ void add_linear_attention_layer(Accumulator& acc, const ModelShape& s) {
   acc.linear("linear attention", "layers.*.linear_attn.out_proj", value * h, tp);
 }
 
+// A Mamba2 mixer (vLLM model_executor/layers/mamba/mamba_mixer2.py MambaMixer2): in_proj to
+// z, x, B, C and dt; the convolution over x, B, C; per-head A, D, dt_bias; a gated norm; out_proj.
+// Groups are replicated so that every head shard has its own (extra_groups_for_head_shards).
+void add_mamba2_mixer(Accumulator& acc, const ModelShape& s, const LinearAttentionDims& l) {
+  const double h = s.hidden_size, tp = acc.tp();
+  const int t = static_cast<int>(tp);
+  const double groups = l.n_groups % t == 0 ? l.n_groups : l.n_groups + (t - l.n_groups);
+  const double conv_dim = l.intermediate_size + 2 * groups * l.state_size;
+  acc.linear("mamba", "layers.*.mamba.in_proj", h * (l.intermediate_size + conv_dim + l.num_heads),
+             tp);
+  acc.plain("mamba", conv_dim * (l.conv_kernel + 1) + 3.0 * l.num_heads + l.intermediate_size, tp);
+  acc.linear("mamba", "layers.*.mamba.out_proj", l.intermediate_size * h, tp);
+}
+
+// A Mamba1 mixer (mamba_mixer.py MambaMixer; Jamba's with dt/B/C norms): in_proj to x and z,
+// the convolution, x_proj to dt, B, C, dt_proj, A and D, out_proj.
+void add_mamba1_mixer(Accumulator& acc, const ModelShape& s, const LinearAttentionDims& l) {
+  const double h = s.hidden_size, tp = acc.tp(), i = l.intermediate_size;
+  const double dt_rank = l.dt_rank;
+  acc.linear("mamba", "layers.*.mamba.in_proj", h * 2 * i, tp);
+  acc.plain("mamba", i * (l.conv_kernel + 1), tp);
+  acc.linear("mamba", "layers.*.mamba.x_proj", i * (dt_rank + 2.0 * l.state_size), tp);
+  acc.linear("mamba", "layers.*.mamba.dt_proj", dt_rank * i + i, tp);
+  acc.plain("mamba", i * l.state_size + i, tp);
+  acc.linear("mamba", "layers.*.mamba.out_proj", i * h, tp);
+  acc.plain("mamba", dt_rank + 2.0 * l.state_size, 1);
+}
+
+// LFM2's short convolution (models/lfm2.py ShortConv): in_proj to B, C, x; the convolution;
+// out_proj.
+void add_short_conv_mixer(Accumulator& acc, const ModelShape& s, const LinearAttentionDims& l) {
+  const double h = s.hidden_size, tp = acc.tp(), d = l.intermediate_size;
+  acc.linear("short conv", "layers.*.conv.in_proj", h * 3 * d, tp);
+  acc.plain("short conv", d * l.conv_kernel, tp);
+  acc.linear("short conv", "layers.*.conv.out_proj", d * h, tp);
+}
+
+void add_recurrent_layer(Accumulator& acc, const ModelShape& s) {
+  const LinearAttentionDims& l = *s.linear;
+  switch (l.kind) {
+    case RecurrentKind::kGatedDeltaNet:
+      add_linear_attention_layer(acc, s);
+      return;
+    case RecurrentKind::kMamba2:
+      add_mamba2_mixer(acc, s, l);
+      return;
+    case RecurrentKind::kMamba1:
+      add_mamba1_mixer(acc, s, l);
+      return;
+    case RecurrentKind::kShortConv:
+      add_short_conv_mixer(acc, s, l);
+      return;
+  }
+}
+
 void add_ffn_layer(Accumulator& acc, const ModelShape& s, int layer) {
   const double h = s.hidden_size, tp = acc.tp();
   const MoeDims* m = s.moe ? &*s.moe : nullptr;
@@ -111,15 +166,17 @@ void add_ffn_layer(Accumulator& acc, const ModelShape& s, int layer) {
     acc.linear("dense MLP", "layers.*.mlp.down_proj", matrices * h * s.intermediate_size, tp);
     return;
   }
+  // Experts are gated like the model's MLP (Nemotron-H's are relu² pairs).
+  const double matrices = s.gated_mlp ? 3 : 2;
   acc.linear("experts", "layers.*.mlp.experts.*.down_proj",
-             3.0 * h * m->expert_intermediate * m->num_experts, tp);
+             matrices * h * m->expert_intermediate * m->num_experts, tp);
   if (m->num_shared_experts > 0) {
     acc.linear("shared experts", "layers.*.mlp.shared_experts.down_proj",
-               3.0 * h * m->expert_intermediate * m->num_shared_experts, tp);
+               matrices * h * m->expert_intermediate * m->num_shared_experts, tp);
   }
   if (m->shared_expert_intermediate > 0) {
     acc.linear("shared experts", "layers.*.mlp.shared_expert.down_proj",
-               3.0 * h * m->shared_expert_intermediate, tp);
+               matrices * h * m->shared_expert_intermediate, tp);
   }
   acc.plain("router", h * m->num_experts, 1);
 }
@@ -133,12 +190,14 @@ WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout)
   if (!s.tie_word_embeddings)
     acc.linear("lm_head", "lm_head", static_cast<double>(s.vocab_size) * h, tp);
   for (int i = 0; i < s.num_layers; ++i) {
-    if (s.layer_kinds[static_cast<std::size_t>(i)] == LayerKind::kLinearAttention) {
-      add_linear_attention_layer(acc, s);
-    } else {
+    const LayerKind kind = s.layer_kinds[static_cast<std::size_t>(i)];
+    if (kind == LayerKind::kLinearAttention) {
+      add_recurrent_layer(acc, s);
+    } else if (kind != LayerKind::kNone) {
       add_attention_layer(acc, s);
     }
-    add_ffn_layer(acc, s, i);
+    if (s.has_ffn(i))
+      add_ffn_layer(acc, s, i);
     acc.plain("norms", 2 * h, 1);
   }
   if (s.vision.present && layout.include_vision) {

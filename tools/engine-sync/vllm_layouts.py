@@ -211,14 +211,14 @@ def run(version: str, items: list[dict], jobs: int, timeout: float, tmp: str) ->
                     if w.import_s is None:
                         raise SystemExit(f"worker failed to start: {w.last_err()}")
                     bad = left[0]
-                    results[bad["architecture"]] = dict(architecture=bad["architecture"], kind=bad["kind"],
-                                                         error=why)
-                    print(f"\n  {bad['architecture']}: {why}", file=sys.stderr)
+                    results[key(bad)] = dict(architecture=bad["architecture"], kind=bad["kind"], error=why,
+                                             **({"variant": bad["variant"]} if bad.get("variant") else {}))
+                    print(f"\n  {key(bad)}: {why}", file=sys.stderr)
                     if left[1:]:
                         still.append(Worker(version, left[1:], tmp, n))
                         n += 1
             for r in w.results:
-                results[r["architecture"]] = r
+                results[key(r)] = r
             w.results = []
             timing.update(w.timing)
             if w.import_s is not None:
@@ -228,7 +228,22 @@ def run(version: str, items: list[dict], jobs: int, timeout: float, tmp: str) ->
             shown = len(results)
             print(f"\r  {shown}/{len(items)} built or refused", end="", file=sys.stderr)
     print(file=sys.stderr)
-    return [results[it["architecture"]] for it in items], dict(info, timing=timing)
+    return [results[key(it)] for it in items], dict(info, timing=timing)
+
+
+def key(it: dict) -> str:
+    """An item's or a line's name: the architecture, and its variant (layout_configs.json)."""
+    return it["architecture"] + (f"#{it['variant']}" if it.get("variant") else "")
+
+
+def with_variants(items: list[dict]) -> list[dict]:
+    """Each item, then an item per variant of its architecture in layout_configs.json."""
+    variants = json.load(open(os.path.join(HERE, "layout_configs.json"))).get("variants", {})
+    out = []
+    for it in items:
+        out.append(it)
+        out += [dict(it, variant=v["name"]) for v in variants.get(it["architecture"], [])]
+    return out
 
 
 def error_kind(msg: str) -> str:
@@ -252,6 +267,7 @@ def main() -> None:
         reg = list_registry(v, tmp)
         items = [{"architecture": x, "kind": "text", "module": reg["modules"][x]} for x in reg["text"]]
         items += [{"architecture": x, "kind": "multimodal", "module": reg["modules"][x]} for x in reg["multimodal"]]
+        items = with_variants(items)
         old: dict[str, dict] = {}
         if a.arch:
             unknown = [x for x in a.arch if x not in reg["modules"]]
@@ -261,7 +277,7 @@ def main() -> None:
                 with open(out) as f:
                     head = json.loads(f.readline())
                     if head.get("release") == v:
-                        old = {d["architecture"]: d for d in map(json.loads, f)}
+                        old = {key(d): d for d in map(json.loads, f)}
             todo = [it for it in items if it["architecture"] in set(a.arch)]
         else:
             todo = items
@@ -277,10 +293,10 @@ def main() -> None:
                 if p.endswith(".err"):
                     shutil.copy(os.path.join(tmp, p), os.path.join(a.debug, p))
         shutil.rmtree(tmp, ignore_errors=True)
-    got = {r["architecture"]: r for r in res}
+    got = {key(r): r for r in res}
     lines = []
-    for it in items:  # registry order: text, then multimodal
-        r = got.get(it["architecture"]) or old.get(it["architecture"])
+    for it in items:  # registry order: text, then multimodal, each architecture's variants after it
+        r = got.get(key(it)) or old.get(key(it))
         if r is not None:
             lines.append(r)
     built = sum(1 for r in lines if "error" not in r)
@@ -298,6 +314,8 @@ def main() -> None:
                              "skipped_other": reg["skipped_other"]},
               "skipped_by_list": reg["skipped_by_list"],
               "lines": len(lines), "built": built, "errors": len(lines) - built,
+              "variants": {"lines": sum(1 for r in lines if r.get("variant")),
+                           "built": sum(1 for r in lines if r.get("variant") and "error" not in r)},
               "built_from_layout_configs": {
                   "hand_written": sum(1 for r in lines if "error" not in r
                                       and r.get("model_type_from") == "layout_configs.json"),

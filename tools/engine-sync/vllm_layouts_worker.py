@@ -479,7 +479,10 @@ def weights(model) -> dict:
         n, b = t.numel(), t.numel() * t.element_size()
         count += n
         nbytes += b
-        top = name.split(".")[0]
+        # LAYOUTS_MODULE_DEPTH (a debugging aid, default 1): how many name parts key the totals,
+        # with layer indices folded ("model.layers.*.mixer").
+        depth = int(os.environ.get("LAYOUTS_MODULE_DEPTH", "1"))
+        top = ".".join("*" if part.isdigit() else part for part in name.split(".")[:depth])
         by_mod[top] = by_mod.get(top, 0) + b
         by_mod_count[top] = by_mod_count.get(top, 0) + n
         dt = str(t.dtype).replace("torch.", "")
@@ -665,6 +668,12 @@ def build(out: dict, module: str, tmp: str, platform) -> dict:
     the same at tp 2 (faked, fake_tp) under "tp2" (layers without names), or "tp2": {"error": ...}."""
     arch = out["architecture"]
     conf, src, mt, how = make_config(arch, module, out["kind"])
+    if out.get("variant"):
+        # layout_configs.json "variants": the first config with some fields changed.
+        v = next(x for x in layout_configs()["variants"][arch] if x["name"] == out["variant"])
+        for path, value in v["set"].items():
+            set_path(conf, path, value)
+        out["variant_source"] = v["source"]
     out.update(model_type=mt, config_source=src, model_type_from=how, config=conf)
     mdir = os.path.join(tmp, "model")
     patches: dict = {}
@@ -775,13 +784,16 @@ def main(argv: list[str]) -> None:
                 ow.clear_caches()
                 t = time.time()
                 r = {"architecture": it["architecture"], "kind": it["kind"]}
+                if it.get("variant"):
+                    r["variant"] = it["variant"]
                 try:
                     build(r, it["module"], tmp, platform)
                 except BaseException as e:  # noqa: BLE001  (SystemExit of a model too)
                     if isinstance(e, KeyboardInterrupt):
                         raise
                     for k in list(r):  # partial results of the build are dropped
-                        if k not in ("architecture", "kind", "model_type", "config_source", "model_type_from", "config",
+                        if k not in ("architecture", "kind", "variant", "variant_source", "model_type", "config_source",
+                                     "model_type_from", "config",
                                      "config_patches", "config_patches_source"):
                             r.pop(k)
                     r["error"] = error_text(e)

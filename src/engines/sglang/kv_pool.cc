@@ -25,7 +25,8 @@ void resolve_kv_pool(PlanContext& ctx) {
   // Layers with a KV cache on this pipeline stage (the largest stage sets the PP minimum).
   const bool hybrid_swa =
       m.has_sliding_window() && m.model_type != "gemma3" && m.model_type != "gemma3_text";
-  int full_layers = m.num_layers - m.count_layers(LayerKind::kLinearAttention);
+  int full_layers =
+      m.num_layers - m.count_layers(LayerKind::kLinearAttention) - m.count_layers(LayerKind::kNone);
   int swa_layers = 0;
   if (hybrid_swa) {
     swa_layers = m.count_layers(LayerKind::kSlidingAttention);

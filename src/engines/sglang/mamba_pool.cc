@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "catalog/recurrent_layout.h"
 #include "core/units.h"
 #include "engines/sglang/capacity_rules.h"
 
@@ -39,27 +40,14 @@ std::string resolve_ssm_dtype(PlanContext& ctx, std::string* why) {
   return "float32";
 }
 
-}  // namespace
-
-void resolve_mamba_pool(PlanContext& ctx) {
-  ResolvedArgs& a = ctx.args;
-  if (!a.hybrid_linear)
-    return;
+// R6.1–R6.5 for Gated-DeltaNet: SGLang sizes its state with Mamba2StateShape, the key heads
+// standing for the groups.
+double gdn_state_bytes(PlanContext& ctx, const std::string& conv_dtype,
+                       const std::string& ssm_dtype, int n_linear) {
   Derivation& g = ctx.graph();
-  Plan& plan = ctx.plan;
-  if (ctx.rules.mamba == MambaPool::kAbsent) {
-    plan.starts = false;
-    plan.startup_error =
-        "This SGLang version has no mamba state pool: hybrid linear-attention models arrived "
-        "2025-09-11 (#10233).";
-    ctx.finding(Severity::kError, "model-not-supported-in-version", {}, plan.startup_error, "R6",
-                "model_executor/model_runner.py");
-    return;
-  }
   const ModelShape& m = ctx.scenario.model;
   const LinearAttentionDims& l = *m.linear;
-  const std::int64_t tp = a.attn_tp;
-
+  const std::int64_t tp = ctx.args.attn_tp;
   const std::string prefix = "config.json " + m.text_prefix;
   g.input("linear_num_key_heads", l.num_key_heads, "heads", Origin::kModelConfig,
           prefix + "linear_num_key_heads");
@@ -71,7 +59,6 @@ void resolve_mamba_pool(PlanContext& ctx) {
           prefix + "linear_value_head_dim");
   g.input("linear_conv_kernel_dim", l.conv_kernel, "", Origin::kModelConfig,
           prefix + "linear_conv_kernel_dim");
-  const int n_linear = m.count_layers(LayerKind::kLinearAttention);
   g.input("linear_attention_layers", n_linear, "layers", Origin::kModelConfig,
           fmt::format("{}num_hidden_layers {} with full_attention_interval {}", prefix,
                       m.num_layers, l.full_attention_interval),
@@ -95,19 +82,6 @@ void resolve_mamba_pool(PlanContext& ctx) {
        "configs/mamba_utils.py::Mamba2StateShape.create",
        {"linear_value_head_dim", "linear_num_value_heads", "linear_num_key_heads",
         "linear_key_head_dim", "attn_tp_size"}});
-  const auto& env = ctx.scenario.environment;
-  const std::string conv_dtype =
-      env.count("SGLANG_MAMBA_CONV_DTYPE") ? env.at("SGLANG_MAMBA_CONV_DTYPE") : "bfloat16";
-  std::string ssm_why;
-  const std::string ssm_dtype = resolve_ssm_dtype(ctx, &ssm_why);
-  a.mamba_ssm_dtype = ssm_dtype;
-  g.add({"mamba_ssm_dtype.resolved",
-         ssm_dtype,
-         "",
-         "R6.4",
-         ssm_why,
-         "configs/mamba_utils.py::mamba2_state_dtype",
-         {"arg.mamba_ssm_dtype"}});
   const double conv_bytes =
       static_cast<double>(conv_dim / tp) * (l.conv_kernel - 1) * state_dtype_bytes(conv_dtype);
   const double ssm_bytes = static_cast<double>(l.num_value_heads / tp) * l.value_head_dim *
@@ -127,6 +101,73 @@ void resolve_mamba_pool(PlanContext& ctx) {
        {"mamba_conv_dim", "linear_conv_kernel_dim", "linear_num_value_heads",
         "linear_value_head_dim", "linear_key_head_dim", "mamba_ssm_dtype.resolved",
         "linear_attention_layers", "attn_tp_size"}});
+  return per_req;
+}
+
+// R6.5 for the Mamba and short-convolution kinds: the same state-shape calculator as vLLM's
+// (configs/mamba_utils.py Mamba2StateShape/Mamba1StateShape, no speculative rows). Not yet held
+// against SGLang's own code: data/model-layouts.tsv lists these rows as checked on vLLM only.
+double recurrent_state_bytes(PlanContext& ctx, const std::string& conv_dtype,
+                             const std::string& ssm_dtype, int n_linear) {
+  Derivation& g = ctx.graph();
+  const ModelShape& m = ctx.scenario.model;
+  const LinearAttentionDims& l = *m.linear;
+  const RecurrentStateSize size = recurrent_state_size(l, static_cast<int>(ctx.args.attn_tp), 0);
+  g.input("linear_attention_layers", n_linear, "layers", Origin::kModelConfig,
+          fmt::format("config.json {}: the {} layers", m.text_prefix, recurrent_kind_name(l.kind)));
+  const double conv_bytes = static_cast<double>(size.conv_elements) * state_dtype_bytes(conv_dtype);
+  const double ssm_bytes = static_cast<double>(size.ssm_elements) * state_dtype_bytes(ssm_dtype);
+  const double per_req = (conv_bytes + ssm_bytes) * n_linear;
+  g.add({"mamba_state_bytes_per_request",
+         static_cast<std::int64_t>(per_req),
+         "bytes",
+         "R6.5",
+         fmt::format("({} conv + {} ssm bytes per layer) × {} {} layers = {:.2f} MiB: conv {} "
+                     "{}, ssm {} {}.",
+                     conv_bytes, ssm_bytes, n_linear, recurrent_kind_name(l.kind), per_req / kMiB,
+                     size.conv_formula, conv_dtype, size.ssm_formula, ssm_dtype),
+         "configs/mamba_utils.py::BaseLinearStateParams.mamba_cache_per_req",
+         {"mamba_ssm_dtype.resolved", "linear_attention_layers", "attn_tp_size"}});
+  return per_req;
+}
+
+}  // namespace
+
+void resolve_mamba_pool(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  if (!a.hybrid_linear)
+    return;
+  Derivation& g = ctx.graph();
+  Plan& plan = ctx.plan;
+  if (ctx.rules.mamba == MambaPool::kAbsent) {
+    plan.starts = false;
+    plan.startup_error =
+        "This SGLang version has no mamba state pool: hybrid linear-attention models arrived "
+        "2025-09-11 (#10233).";
+    ctx.finding(Severity::kError, "model-not-supported-in-version", {}, plan.startup_error, "R6",
+                "model_executor/model_runner.py");
+    return;
+  }
+  const ModelShape& m = ctx.scenario.model;
+  const LinearAttentionDims& l = *m.linear;
+
+  const int n_linear = m.count_layers(LayerKind::kLinearAttention);
+  const auto& env = ctx.scenario.environment;
+  const std::string conv_dtype =
+      env.count("SGLANG_MAMBA_CONV_DTYPE") ? env.at("SGLANG_MAMBA_CONV_DTYPE") : "bfloat16";
+  std::string ssm_why;
+  const std::string ssm_dtype = resolve_ssm_dtype(ctx, &ssm_why);
+  a.mamba_ssm_dtype = ssm_dtype;
+  g.add({"mamba_ssm_dtype.resolved",
+         ssm_dtype,
+         "",
+         "R6.4",
+         ssm_why,
+         "configs/mamba_utils.py::mamba2_state_dtype",
+         {"arg.mamba_ssm_dtype"}});
+  const double per_req = l.kind == RecurrentKind::kGatedDeltaNet
+                             ? gdn_state_bytes(ctx, conv_dtype, ssm_dtype, n_linear)
+                             : recurrent_state_bytes(ctx, conv_dtype, ssm_dtype, n_linear);
 
   // R5.8: state slots per running request.
   const SglangRules& r = ctx.rules;

@@ -6,6 +6,7 @@
 
 #include <numeric>
 
+#include "catalog/recurrent_layout.h"
 #include "core/text.h"
 #include "engines/vllm/capacity_rules.h"
 
@@ -60,58 +61,69 @@ std::int64_t attention_page(const ResolvedArgs& a, const AttentionShape& s, bool
   return page;
 }
 
-// V3.6: Gated-DeltaNet state of one layer on one rank
-// (mamba_utils.py::MambaStateShapeCalculator.gated_delta_net_state_shape).
-std::int64_t gdn_state_page(PlanContext& ctx, std::int64_t spec_k) {
+// V3.6: the recurrent state of one layer on one rank
+// (mamba_utils.py::MambaStateShapeCalculator: gated_delta_net_, mamba2_, mamba1_ and
+// short_conv_state_shape; MambaStateDtypeCalculator for the dtypes).
+std::int64_t recurrent_state_page(PlanContext& ctx, std::int64_t spec_k) {
   const ModelShape& m = ctx.scenario.model;
   const LinearAttentionDims& l = *m.linear;
   const ResolvedArgs& a = ctx.args;
   Derivation& g = ctx.graph();
-  const std::int64_t conv_dim = static_cast<std::int64_t>(l.key_head_dim) * l.num_key_heads * 2 +
-                                static_cast<std::int64_t>(l.value_head_dim) * l.num_value_heads;
-  const std::int64_t conv_rows = l.conv_kernel - 1 + spec_k;
+  const RecurrentStateSize size =
+      recurrent_state_size(l, static_cast<int>(a.tp), static_cast<int>(spec_k));
   const std::string conv_dtype = ctx.in.text("mamba_cache_dtype", "auto");
   const std::string ssm_dtype_arg = ctx.in.text("mamba_ssm_cache_dtype", "auto");
-  // Qwen3.5 copies mamba_ssm_dtype from its config (models/config.py); otherwise the model dtype.
+  // The model's own SSM dtype when the flag is auto: Qwen3.5's mamba_ssm_dtype, Nemotron-H's
+  // mamba_ssm_cache_dtype (float32 when absent) (models/config.py); otherwise the model dtype.
   std::string ssm_dtype = ssm_dtype_arg;
   if (ssm_dtype == "auto")
     ssm_dtype = l.ssm_dtype.empty() ? "auto" : l.ssm_dtype;
   // VC.6 (platforms/cpu.py): on a host with AVX512-BF16 the CPU platform stores the SSM state
   // in float32 unless float16/bfloat16 is typed for its accelerated GDN backend.
-  if (ctx.scenario.hardware.gpu.is_cpu && ssm_dtype_arg != "float16" && ssm_dtype_arg != "bfloat16")
+  const bool cpu_gdn = ctx.scenario.hardware.gpu.is_cpu && l.kind == RecurrentKind::kGatedDeltaNet;
+  if (cpu_gdn && ssm_dtype_arg != "float16" && ssm_dtype_arg != "bfloat16")
     ssm_dtype = "float32";
   const double model_bytes = a.kv_dtype == "float32" ? 4 : 2;
   const double conv_bytes = conv_dtype == "float32" ? 4 : (conv_dtype == "auto" ? model_bytes : 2);
   const double ssm_bytes = ssm_dtype == "float32" ? 4 : (ssm_dtype == "auto" ? model_bytes : 2);
   const std::int64_t conv =
-      static_cast<std::int64_t>(static_cast<double>(conv_dim / a.tp * conv_rows) * conv_bytes);
-  const std::int64_t ssm = static_cast<std::int64_t>(
-      static_cast<double>(l.num_value_heads / a.tp * l.value_head_dim * l.key_head_dim) *
-      ssm_bytes);
+      static_cast<std::int64_t>(static_cast<double>(size.conv_elements) * conv_bytes);
+  const std::int64_t ssm =
+      static_cast<std::int64_t>(static_cast<double>(size.ssm_elements) * ssm_bytes);
+  const std::string_view kind = recurrent_kind_name(l.kind);
   g.input("model.linear_attention",
-          fmt::format("{} key heads × {}, {} value heads × {}, conv {}", l.num_key_heads,
-                      l.key_head_dim, l.num_value_heads, l.value_head_dim, l.conv_kernel),
-          "", Origin::kModelConfig, "config.json linear_* fields", "Gated-DeltaNet dimensions.");
+          l.kind == RecurrentKind::kGatedDeltaNet
+              ? fmt::format("{} key heads × {}, {} value heads × {}, conv {}", l.num_key_heads,
+                            l.key_head_dim, l.num_value_heads, l.value_head_dim, l.conv_kernel)
+              : fmt::format("{}: intermediate {}, {} groups, {} heads × {}, state {}, conv {}",
+                            kind, l.intermediate_size, l.n_groups, l.num_heads, l.head_dim,
+                            l.state_size, l.conv_kernel),
+          "", Origin::kModelConfig,
+          l.kind == RecurrentKind::kGatedDeltaNet ? "config.json linear_* fields"
+                                                  : "config.json (data/recurrent-state.tsv)",
+          "The recurrent layers' dimensions.");
+  const std::string shape_fn = fmt::format(
+      "vllm/model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator."
+      "{}_state_shape",
+      kind);
   g.add({"mamba_conv_state_bytes",
          conv,
          "bytes",
          "V3.6",
-         fmt::format("({}/tp {}) channels × (conv kernel {} − 1 + k {}) rows × {} bytes.", conv_dim,
-                     a.tp, l.conv_kernel, spec_k, conv_bytes),
-         "vllm/model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator."
-         "gated_delta_net_state_shape",
+         fmt::format("{} × {} bytes.", size.conv_formula, conv_bytes),
+         shape_fn,
          {"model.linear_attention", "arg.mamba_cache_dtype", "num_speculative_tokens"}});
   g.add({"mamba_ssm_state_bytes",
          ssm,
          "bytes",
          "V3.6",
-         fmt::format("{}/tp value heads × {} × {} × {} bytes ({}{}).", l.num_value_heads,
-                     l.value_head_dim, l.key_head_dim, ssm_bytes, ssm_dtype,
-                     ctx.scenario.hardware.gpu.is_cpu
-                         ? ": the CPU platform's accelerated GDN state on an AVX512-BF16 host"
-                         : ""),
-         "vllm/model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator."
-         "gated_delta_net_state_shape; models/config.py (Qwen3.5 mamba_ssm_dtype)",
+         size.ssm_elements == 0
+             ? std::string("No SSM state: a convolution state alone.")
+             : fmt::format("{} × {} bytes ({}{}).", size.ssm_formula, ssm_bytes, ssm_dtype,
+                           cpu_gdn ? ": the CPU platform's accelerated GDN state on an "
+                                     "AVX512-BF16 host"
+                                   : ""),
+         shape_fn + "; models/config.py (the model's SSM dtype)",
          {"model.linear_attention", "arg.mamba_ssm_cache_dtype"}});
   return conv + ssm;
 }
@@ -217,7 +229,7 @@ void resolve_kv_specs(PlanContext& ctx) {
   // V3.5 hybrid attention/mamba block alignment.
   std::int64_t mamba_page = 0;
   if (m.is_hybrid_linear()) {
-    mamba_page = gdn_state_page(ctx, a.spec_k);
+    mamba_page = recurrent_state_page(ctx, a.spec_k);
     const std::int64_t attn_1tok = attention_page(a, shape, mla, 1);
     // platforms/interface.py::_align_hybrid_block_size (first in 0.25.0, wheel diff): the
     // alignment unit is also at least the configured block size (a typed --block-size 64
@@ -283,6 +295,10 @@ void resolve_kv_specs(PlanContext& ctx) {
   ctx.specs.clear();
   int layer = 0;
   for (LayerKind k : kinds) {
+    if (k == LayerKind::kNone) {
+      ++layer;  // an MLP/MoE block alone keeps no cache
+      continue;
+    }
     LayerSpec s;
     s.layer = layer++;
     s.block_size = a.block_size;
@@ -318,6 +334,8 @@ void resolve_kv_specs(PlanContext& ctx) {
         s.kind = SpecKind::kMamba;
         s.page_bytes = mamba_page;
         s.spec_blocks = a.spec_k;
+        break;
+      case LayerKind::kNone:
         break;
     }
     ctx.specs.push_back(s);
