@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/model_layouts.h"
+#include "catalog/per_layer_features.h"
 #include "catalog/recurrent_layout.h"
 #include "core/text.h"
 
@@ -178,6 +179,9 @@ Result<ModelShape> ConfigReader::read() {
   st = read_layers(*text, family);
   if (!st)
     return st.error();
+  st = read_per_layer_features(*text, shape_.text_prefix, shape_);
+  if (!st)
+    return error(st.message());
   st = read_moe(*text, family);
   if (!st)
     return st.error();
@@ -437,9 +441,14 @@ Status ConfigReader::read_moe(const json& text, Family family) {
                              field("num_experts")));
   }
   // ERNIE 4.5 spells them moe_k, moe_num_shared_experts, moe_layer_start_index/interval.
-  m.experts_per_token = get_int(text, "num_experts_per_tok", false)
-                            .value_or(get_int(text, "experts_per_token", false)
-                                          .value_or(get_int(text, "moe_k", false).value_or(0)));
+  // Gemma 4 spells it top_k_experts, and runs its experts beside the dense MLP.
+  m.experts_per_token =
+      get_int(text, "num_experts_per_tok", false)
+          .value_or(
+              get_int(text, "experts_per_token", false)
+                  .value_or(get_int(text, "moe_k", false)
+                                .value_or(get_int(text, "top_k_experts", false).value_or(0))));
+  m.beside_mlp = shape_.model_type.rfind("gemma4", 0) == 0;
   m.expert_intermediate =
       get_int(text, "moe_intermediate_size", false).value_or(shape_.intermediate_size);
   for (std::string_view key :

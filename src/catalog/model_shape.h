@@ -46,6 +46,7 @@ struct MoeDims {
   // config.json mlp_layer_types ("dense"/"sparse" per layer) where a config lists them; it wins
   // over first_dense_layers and moe_layer_step.
   std::vector<bool> sparse_layers;
+  bool beside_mlp = false;  // experts run beside the dense MLP, not instead of it (Gemma 4)
 };
 
 /// Recurrent-state dims. Gated-DeltaNet (Qwen3-Next, Qwen3.5): the linear_* fields of
@@ -122,6 +123,17 @@ struct ModelShape {
   std::optional<MlaDims> mla;
   std::optional<MoeDims> moe;
   std::optional<LinearAttentionDims> linear;
+  // Full-attention layers whose heads differ from the sliding ones (Gemma 4's global_head_dim,
+  // num_global_key_value_heads): 0 when they are the same.
+  int full_head_dim = 0;
+  int full_kv_heads = 0;
+  // The last kv_shared_layers layers read the KV cache of an earlier layer of their kind and keep
+  // none (Gemma 4 num_kv_shared_layers); their MLP is twice as wide with use_double_wide_mlp.
+  int kv_shared_layers = 0;
+  bool kv_shared_double_mlp = false;
+  // Per-layer embeddings (Gemma 4 PLE): hidden_size_per_layer_input, vocab_size_per_layer_input.
+  int per_layer_input_size = 0;
+  int per_layer_vocab = 0;
   // Layers with an MLP or MoE block; empty: every layer has one. Nemotron-H's layers are one
   // block each: a mixer (mamba, attention) or an MLP/MoE, never both.
   std::vector<bool> ffn_layers;
@@ -132,6 +144,7 @@ struct ModelShape {
   Quantization quant;
 
   int count_layers(LayerKind kind) const;
+  bool kv_shared(int layer) const { return layer >= num_layers - kv_shared_layers; }
   bool has_ffn(int layer) const {
     return ffn_layers.empty() || ffn_layers[static_cast<std::size_t>(layer)];
   }

@@ -56,7 +56,7 @@ class Accumulator {
   WeightEstimate out_;
 };
 
-void add_attention_layer(Accumulator& acc, const ModelShape& s) {
+void add_attention_layer(Accumulator& acc, const ModelShape& s, bool kv_shared = false) {
   const double h = s.hidden_size, tp = acc.tp();
   if (s.mla) {
     const MlaDims& m = *s.mla;
@@ -76,6 +76,13 @@ void add_attention_layer(Accumulator& acc, const ModelShape& s) {
     return;
   }
   const double q_out = s.num_attention_heads * s.head_dim * (s.attention_output_gate ? 2.0 : 1.0);
+  if (kv_shared) {
+    // It reads an earlier layer's K and V: q and o alone (models/gemma4.py Gemma4Attention).
+    acc.linear("attention", "layers.*.self_attn.q_proj", h * q_out, tp);
+    acc.linear("attention", "layers.*.self_attn.o_proj", s.num_attention_heads * s.v_head_dim * h,
+               tp);
+    return;
+  }
   // KV projections are replicated when TP exceeds the KV head count.
   const double kv_shards = std::min<double>(tp, std::max(1, s.num_kv_heads));
   acc.linear("attention", "layers.*.self_attn.q_proj", h * q_out, tp);
@@ -161,10 +168,13 @@ void add_ffn_layer(Accumulator& acc, const ModelShape& s, int layer) {
       m != nullptr && (listed ? m->sparse_layers[static_cast<std::size_t>(layer)]
                               : layer >= m->first_dense_layers &&
                                     (layer + 1) % std::max(1, m->moe_layer_step) == 0);
-  if (!moe_layer) {
+  if (!moe_layer || m->beside_mlp) {
     const double matrices = s.gated_mlp ? 3 : 2;
-    acc.linear("dense MLP", "layers.*.mlp.down_proj", matrices * h * s.intermediate_size, tp);
-    return;
+    const double width =
+        s.intermediate_size * (s.kv_shared_double_mlp && s.kv_shared(layer) ? 2 : 1);
+    acc.linear("dense MLP", "layers.*.mlp.down_proj", matrices * h * width, tp);
+    if (!moe_layer)
+      return;
   }
   // Experts are gated like the model's MLP (Nemotron-H's are relu² pairs).
   const double matrices = s.gated_mlp ? 3 : 2;
@@ -189,12 +199,31 @@ WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout)
   acc.plain("embeddings", static_cast<double>(s.vocab_size) * h, tp);
   if (!s.tie_word_embeddings)
     acc.linear("lm_head", "lm_head", static_cast<double>(s.vocab_size) * h, tp);
+  if (s.per_layer_input_size > 0) {
+    // Gemma 4 PLE: a table of every layer's embedding and the model-level projection to it,
+    // both sharded (VocabParallelEmbedding, ColumnParallelLinear).
+    const double per_layer = static_cast<double>(s.num_layers) * s.per_layer_input_size;
+    acc.plain("per-layer embeddings", s.per_layer_vocab * per_layer, tp);
+    acc.plain("per-layer embeddings", h * per_layer, tp);
+  }
   for (int i = 0; i < s.num_layers; ++i) {
     const LayerKind kind = s.layer_kinds[static_cast<std::size_t>(i)];
     if (kind == LayerKind::kLinearAttention) {
       add_recurrent_layer(acc, s);
+    } else if (kind == LayerKind::kFullAttention && (s.full_head_dim > 0 || s.full_kv_heads > 0)) {
+      // Full-attention layers with heads of their own (Gemma 4's global heads).
+      ModelShape full = s;
+      if (s.full_head_dim > 0)
+        full.head_dim = full.v_head_dim = s.full_head_dim;
+      if (s.full_kv_heads > 0)
+        full.num_kv_heads = s.full_kv_heads;
+      add_attention_layer(acc, full, s.kv_shared(i));
     } else if (kind != LayerKind::kNone) {
-      add_attention_layer(acc, s);
+      add_attention_layer(acc, s, s.kv_shared(i));
+    }
+    if (s.per_layer_input_size > 0) {
+      // Gemma 4's per-layer input gate and projection, replicated on every rank.
+      acc.plain("per-layer embeddings", 2.0 * h * s.per_layer_input_size, 1);
     }
     if (s.has_ffn(i))
       add_ffn_layer(acc, s, i);

@@ -5,7 +5,7 @@
 // servescope plans `vllm serve CONFIG` on that release with the same config and compares, per
 // architecture it models (data/model-layouts.tsv):
 //   layers.KIND      how many layers have a spec of that kind (full, sliding_window, mla, ...)
-//   bytes_per_token  the cache bytes per token of one attention layer
+//   bytes_per_token.KIND  the cache bytes per token of one attention layer of that kind
 //   window           the sliding window of windowed layers
 //   state_bytes      the bytes of one mamba layer's state (conv + ssm), unpadded
 //   weights          the weight bytes, within 1%
@@ -125,9 +125,9 @@ std::map<std::string, std::string> engine_figures(const json& record) {
     } else {
       const double per_token =
           spec["page_size_bytes"].get<double>() / spec["block_size"].get<double>();
-      const std::string key = "bytes_per_token";
+      const std::string key = "bytes_per_token." + kind;
       const std::string value = fmt::format("{:.0f}", per_token);
-      // Layers of one kind with different shapes: servescope has one shape for all of them.
+      // Layers of one kind with different shapes: servescope has one shape per kind.
       out[key] = out.count(key) && out[key] != value ? out[key] + "|" + value : value;
       if (kind == "sliding_window" || kind == "chunked_local") {
         const json& w = spec.contains("sliding_window") && !spec["sliding_window"].is_null()
@@ -184,13 +184,12 @@ std::map<std::string, std::string> servescope_figures(const Plan& plan) {
         out["layers." + p.substr(space + 1)] = p.substr(0, space);
     }
   }
-  // Bytes per token are an attention layer's: a model whose layers all keep a recurrent state
-  // has none (the engine's record lists no attention spec).
-  const bool attention = std::any_of(out.begin(), out.end(), [](const auto& kv) {
-    return kv.first.rfind("layers.", 0) == 0 && kv.first != "layers.mamba";
-  });
-  if (auto page = number("kv_page_bytes"), block = number("block_size"); page && block && attention)
-    out["bytes_per_token"] = fmt::format("{:.0f}", *page / *block);
+  // Bytes per token of each attention kind (a model whose layers all keep a recurrent state
+  // has none).
+  for (const char* kind : {"full", "mla", "sliding_window", "chunked_local"}) {
+    if (auto b = number(fmt::format("kv_bytes_per_token.{}", kind)))
+      out[fmt::format("bytes_per_token.{}", kind)] = fmt::format("{:.0f}", *b);
+  }
   if (auto window = number("kv_window"))
     out["window"] = fmt::format("{:.0f}", *window);
   auto conv = number("mamba_conv_state_bytes");

@@ -45,6 +45,18 @@ void resolve_kv_pool(PlanContext& ctx) {
                             "keep KV (mambaish.full_attention_layer_ids)."
                           : "Every attention layer keeps KV.");
 
+  // Gemma 4's full-attention layers with heads of their own, and its KV-shared layers, are
+  // modelled from vLLM's code; SGLang's pools for them are not read yet.
+  if (m.full_head_dim > 0 || m.full_kv_heads > 0 || m.kv_shared_layers > 0) {
+    ctx.finding(
+        Severity::kWarning, "unmodelled-layer-shapes", {},
+        fmt::format("{}'s full-attention layers have heads of their own (head dim {}, {} "
+                    "KV heads) and {} layers share KV; SGLang's pools for them are not "
+                    "modelled: every layer is sized with the sliding layers' heads",
+                    m.model_type, m.full_head_dim > 0 ? m.full_head_dim : m.head_dim,
+                    m.full_kv_heads > 0 ? m.full_kv_heads : m.num_kv_heads, m.kv_shared_layers),
+        "R4.2", "mem_cache/memory_pool.py");
+  }
   // R4.5 (draft KV): EAGLE-family speculative decoding keeps the draft's KV in the same pool.
   const bool draft_kv =
       a.speculative() && ctx.rules.draft_kv == DraftKv::kCellScaling &&

@@ -4,6 +4,7 @@
 // and the drafter layers speculative decoding adds.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "catalog/recurrent_layout.h"
@@ -288,6 +289,13 @@ void resolve_kv_specs(PlanContext& ctx) {
   // The layers: the target's, then the drafter's (V9.1).
   a.draft_layers = drafter_layers(ctx);
   const std::int64_t attn_page = attention_page(a, shape, mla, a.block_size);
+  // Full-attention layers with heads of their own (Gemma 4's global heads): their own page.
+  AttentionShape full_shape = shape;
+  if (!mla && m.full_head_dim > 0)
+    full_shape.head_size = full_shape.head_size_v = m.full_head_dim;
+  if (!mla && m.full_kv_heads > 0)
+    full_shape.heads = std::max<std::int64_t>(1, m.full_kv_heads / a.tp);
+  const std::int64_t full_page = attention_page(a, full_shape, mla, a.block_size);
   std::vector<LayerKind> kinds = m.layer_kinds;
   const LayerKind draft_kind = mla ? LayerKind::kMla : LayerKind::kFullAttention;
   for (int i = 0; i < a.draft_layers; ++i)
@@ -295,8 +303,10 @@ void resolve_kv_specs(PlanContext& ctx) {
   ctx.specs.clear();
   int layer = 0;
   for (LayerKind k : kinds) {
-    if (k == LayerKind::kNone) {
-      ++layer;  // an MLP/MoE block alone keeps no cache
+    // An MLP/MoE block alone keeps no cache; a KV-shared layer reads an earlier layer's
+    // (attention.py: kv_sharing_target_layer_name layers get no spec).
+    if (k == LayerKind::kNone || (layer < m.num_layers && m.kv_shared(layer))) {
+      ++layer;
       continue;
     }
     LayerSpec s;
@@ -305,7 +315,7 @@ void resolve_kv_specs(PlanContext& ctx) {
     switch (k) {
       case LayerKind::kFullAttention:
         s.kind = SpecKind::kFull;
-        s.page_bytes = attn_page;
+        s.page_bytes = s.layer < m.num_layers ? full_page : attn_page;
         // V3.7: a model-level window slides every layer; a uniform set of windowed specs stays
         // windowed without the hybrid manager (kv_cache_planning.py::_promote_local_kv_cache_specs
         // promotes only mixed sets).
@@ -380,6 +390,22 @@ void resolve_kv_specs(PlanContext& ctx) {
                        : "vllm/v1/kv_cache_interface.py::SlidingWindowSpec",
            {"kv_layers"}});
     break;
+  }
+  // Each kind's bytes per token (its page over its tokens), for kinds whose shapes differ.
+  for (SpecKind k :
+       {SpecKind::kFull, SpecKind::kMla, SpecKind::kSlidingWindow, SpecKind::kChunkedLocal}) {
+    auto it = std::find_if(ctx.specs.begin(), ctx.specs.end(),
+                           [&](const LayerSpec& s) { return s.kind == k; });
+    if (it == ctx.specs.end())
+      continue;
+    g.add({fmt::format("kv_bytes_per_token.{}", kind_name(k)),
+           it->page_bytes / std::max<std::int64_t>(1, it->block_size),
+           "bytes",
+           "V3.3",
+           fmt::format("One {} layer's page {} bytes over its {} tokens.", kind_name(k),
+                       it->page_bytes, it->block_size),
+           std::string(kInterface) + "::AttentionSpec.page_size_bytes",
+           {"kv_layers"}});
   }
   g.add({"kv_page_bytes",
          attn_page,
