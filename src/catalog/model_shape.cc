@@ -26,7 +26,7 @@ std::string ModelShape::summary() const {
   std::string layers = fmt::format("{} layers", num_layers);
   if (is_hybrid_linear()) {
     layers += fmt::format(" ({} full + {} linear)", count_layers(LayerKind::kFullAttention),
-                          count_layers(LayerKind::kLinearAttention));
+                          recurrent_layers());
   } else if (has_sliding_window()) {
     layers += fmt::format(" ({} full + {} sliding {})", count_layers(LayerKind::kFullAttention),
                           count_layers(LayerKind::kSlidingAttention), sliding_window);

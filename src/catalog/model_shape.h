@@ -137,6 +137,9 @@ struct ModelShape {
   // Layers with an MLP or MoE block; empty: every layer has one. Nemotron-H's layers are one
   // block each: a mixer (mamba, attention) or an MLP/MoE, never both.
   std::vector<bool> ffn_layers;
+  // Every layer runs attention and a recurrent mixer side by side (Falcon-H1): layer_kinds say
+  // full attention, and each layer keeps a recurrent state as well.
+  bool parallel_recurrent = false;
   VisionDims vision;
   int mtp_layers = 0;  // num_nextn_predict_layers / mtp_num_hidden_layers
 
@@ -144,6 +147,10 @@ struct ModelShape {
   Quantization quant;
 
   int count_layers(LayerKind kind) const;
+  /// Layers that keep a recurrent state (every layer of a parallel hybrid).
+  int recurrent_layers() const {
+    return parallel_recurrent ? num_layers : count_layers(LayerKind::kLinearAttention);
+  }
   bool kv_shared(int layer) const { return layer >= num_layers - kv_shared_layers; }
   bool has_ffn(int layer) const {
     return ffn_layers.empty() || ffn_layers[static_cast<std::size_t>(layer)];

@@ -21,6 +21,7 @@ struct RecurrentRow {
   std::string ssm_dtype;
   std::vector<std::string> layer_keys;
   bool one_block_per_layer = false;
+  bool parallel = false;  // blocks "parallel": attention and the mixer side by side in every layer
 };
 
 const std::map<std::string, RecurrentRow, std::less<>>& rows() {
@@ -45,6 +46,7 @@ const std::map<std::string, RecurrentRow, std::less<>>& rows() {
           r.layer_keys.emplace_back(k);
       }
       r.one_block_per_layer = c[10] == "one";
+      r.parallel = c[10] == "parallel";
       out->emplace(std::string(c[0]), std::move(r));
     }
     return out;
@@ -100,6 +102,8 @@ std::string evaluate_word(const json& text, std::string_view expr) {
 
 // One layer's name in a layer list or pattern.
 std::optional<LayerKind> kind_of(std::string_view name) {
+  if (name == "parallel")
+    return LayerKind::kFullAttention;
   if (name == "M" || name == "mamba" || name == "linear_attention" || name == "conv")
     return LayerKind::kLinearAttention;
   if (name == "*" || name == "attention" || name == "full_attention")
@@ -116,6 +120,8 @@ bool is_moe_block(std::string_view name) {
 // The names of the layers, from the first key of the row the config has.
 Result<std::vector<std::string>> layer_names(const json& text, const RecurrentRow& row,
                                              const std::string& prefix, int num_layers) {
+  if (row.parallel)  // every layer is attention, with the mixer beside it
+    return std::vector<std::string>(static_cast<std::size_t>(num_layers), "parallel");
   for (const std::string& key : row.layer_keys) {
     if (auto slash = key.find('/'); slash != std::string::npos) {
       const std::string period_key = key.substr(0, slash), offset_key = key.substr(slash + 1);
@@ -161,6 +167,8 @@ std::optional<int> recurrent_layer_count(std::string_view model_type, const json
   auto row = rows().find(model_type);
   if (row == rows().end())
     return std::nullopt;
+  if (row->second.parallel)
+    return std::nullopt;
   auto names = layer_names(text, row->second, "", 0);
   if (!names || names->empty())
     return std::nullopt;
@@ -194,9 +202,11 @@ Status read_recurrent_layout(const json& text, const std::string& prefix, ModelS
   auto names = layer_names(text, row, prefix, shape.num_layers);
   if (!names)
     return names.error();
-  const bool recurrent = std::any_of(names->begin(), names->end(), [](const std::string& n) {
-    return kind_of(n) == LayerKind::kLinearAttention;
-  });
+  const bool recurrent =
+      row.parallel || std::any_of(names->begin(), names->end(), [](const std::string& n) {
+        return kind_of(n) == LayerKind::kLinearAttention;
+      });
+  shape.parallel_recurrent = row.parallel;
   if (recurrent && !missing.empty())
     return fail(fmt::format("field '{}{}' is missing or not a number", prefix, missing));
   if (recurrent && (l.intermediate_size <= 0 || l.conv_kernel <= 0 ||

@@ -107,6 +107,27 @@ TEST(RecurrentLayout, JambaPlacesAttentionAndExpertsByPeriod) {
   EXPECT_TRUE(m->ffn_layers.empty());  // every layer has its MLP or MoE
 }
 
+TEST(RecurrentLayout, FalconH1RunsAttentionAndTheMixerSideBySideInEveryLayer) {
+  auto m = read_model_config(R"({
+    "architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "hidden_size": 512,
+    "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2,
+    "vocab_size": 1000, "intermediate_size": 1024, "mamba_d_ssm": 256, "mamba_n_groups": 1,
+    "mamba_n_heads": 32, "mamba_d_head": 8, "mamba_d_state": 64, "mamba_d_conv": 4})",
+                             "falcon.json");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->count_layers(LayerKind::kFullAttention), 4);
+  EXPECT_TRUE(m->parallel_recurrent);
+  EXPECT_EQ(m->recurrent_layers(), 4);
+  EXPECT_EQ(m->linear->intermediate_size, 256);  // mamba_d_ssm wins over expand × hidden
+  // A mixer per layer on top of the attention and the MLP.
+  ModelShape attention_only = *m;
+  attention_only.parallel_recurrent = false;
+  const double h = 512, conv = 256 + 2 * 64;
+  const double mixer = h * (256 + conv + 32) + conv * 5 + 3 * 32 + 256 + 256 * h;
+  EXPECT_DOUBLE_EQ(estimate_weights(*m, {}).total_params,
+                   estimate_weights(attention_only, {}).total_params + 4 * mixer);
+}
+
 TEST(RecurrentLayout, Lfm2FeedForwardWidthIsAdjustedAsTheEngineDoes) {
   auto m = read_model_config(R"({
     "architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "hidden_size": 1024,

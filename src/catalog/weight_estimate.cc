@@ -221,6 +221,8 @@ WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout)
     } else if (kind != LayerKind::kNone) {
       add_attention_layer(acc, s, s.kv_shared(i));
     }
+    if (s.parallel_recurrent)
+      add_recurrent_layer(acc, s);  // Falcon-H1: the mixer beside the attention
     if (s.per_layer_input_size > 0) {
       // Gemma 4's per-layer input gate and projection, replicated on every rank.
       acc.plain("per-layer embeddings", 2.0 * h * s.per_layer_input_size, 1);

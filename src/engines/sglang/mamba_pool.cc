@@ -151,7 +151,7 @@ void resolve_mamba_pool(PlanContext& ctx) {
   const ModelShape& m = ctx.scenario.model;
   const LinearAttentionDims& l = *m.linear;
 
-  const int n_linear = m.count_layers(LayerKind::kLinearAttention);
+  const int n_linear = m.recurrent_layers();
   const auto& env = ctx.scenario.environment;
   const std::string conv_dtype =
       env.count("SGLANG_MAMBA_CONV_DTYPE") ? env.at("SGLANG_MAMBA_CONV_DTYPE") : "bfloat16";

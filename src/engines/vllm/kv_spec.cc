@@ -349,6 +349,15 @@ void resolve_kv_specs(PlanContext& ctx) {
         break;
     }
     ctx.specs.push_back(s);
+    if (m.parallel_recurrent && s.layer < m.num_layers) {
+      // Falcon-H1: the layer's mamba mixer keeps its own state beside the attention's KV.
+      LayerSpec state = s;
+      state.kind = SpecKind::kMamba;
+      state.page_bytes = mamba_page;
+      state.window = 0;
+      state.spec_blocks = a.spec_k;
+      ctx.specs.push_back(state);
+    }
   }
   int counts[5] = {0, 0, 0, 0, 0};
   for (const LayerSpec& s : ctx.specs)
