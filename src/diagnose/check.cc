@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "catalog/gpu_catalog.h"
 #include "catalog/model_catalog.h"
@@ -60,6 +61,22 @@ bool depends_on(const Plan& plan, const std::string& output, std::string_view le
   return false;
 }
 
+constexpr char kNeedsGpu[] = "--gpu NAME: the GPU, for its memory";
+constexpr char kNeedsCommand[] =
+    "-- CMD or --from FILE: the run's launch command, to tell a typed value from a default";
+
+// What would replace an estimate the figure rests on: the GPU for its memory (a catalog GPU's
+// device total), else the log's own memory lines, which no option supplies.
+std::string needs_for_estimate(std::string_view leaf, bool gpu_known) {
+  if (!gpu_known || leaf.find("gpu") != std::string_view::npos ||
+      leaf.find("total") != std::string_view::npos)
+    return kNeedsGpu;
+  if (leaf.find("weights") != std::string_view::npos)
+    return "--model PATH|ID: the checkpoint's config.json with its quantization, or the log's "
+           "weight-load lines";
+  return fmt::format("the log's memory lines ({}): a log cut before them cannot say it", leaf);
+}
+
 void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparison& c) {
   const auto plan_bound = plans.nominal.upper_bounds.find(f.output);
   const std::string bounded_above = !f.bounded_above.empty() ? f.bounded_above
@@ -95,12 +112,14 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     if (leaf != nullptr && leaf->inputs.empty() && leaf->origin == Origin::kEstimate) {
       c.checked = false;
       c.note = fmt::format("depends on an estimate ({}) where the log gives no figure", leaf_id);
+      c.needs = needs_for_estimate(leaf_id, gpu_known);
       return;
     }
   }
   if (!gpu_known && depends_on(plans.nominal, id, "gpu_memory_mib")) {
     c.checked = false;
     c.note = "depends on the GPU's memory, and the log does not name the GPU (pass --gpu)";
+    c.needs = kNeedsGpu;
     return;
   }
   if (n->value.is_number() && f.value.is_number()) {
@@ -201,6 +220,19 @@ Status join_user_input(const CheckOptions& options, CheckResult& out, LaunchInpu
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::size_t>> inputs_that_would_check(
+    const std::vector<const Comparison*>& unchecked) {
+  std::map<std::string, std::size_t> by_option;
+  for (const Comparison* c : unchecked) {
+    if (!c->checked && !c->needs.empty())
+      ++by_option[c->needs.substr(0, c->needs.find(':'))];
+  }
+  std::vector<std::pair<std::string, std::size_t>> out(by_option.begin(), by_option.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
 
 std::size_t CheckResult::matched() const {
   return static_cast<std::size_t>(
@@ -430,6 +462,7 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
         compare(f, f.from_defaults ? *def_plans : *cap_plans, out.gpu_known, c);
         if (f.from_defaults && c.checked && !c.match && !log.typed_command_known) {
           c.checked = false;
+          c.needs = kNeedsCommand;
           c.note =
               "differs from the engine's default; the dump cannot tell a typed value from a "
               "default "

@@ -39,7 +39,15 @@ struct Comparison {
   std::string log_raw;
   bool from_defaults = false;
   bool bound = false;  // the prediction is an upper bound: match means logged ≤ predicted
+  // For a figure not checked: the input that would check it and the option that supplies it
+  // ("--gpu NAME: the GPU's memory"); "" when no input of the user's would (not modelled).
+  std::string needs;
 };
+
+/// The options a user gives check, each with the unchecked figures it would check
+/// ("--gpu NAME" → 3), over one or many results, most figures first.
+std::vector<std::pair<std::string, std::size_t>> inputs_that_would_check(
+    const std::vector<const Comparison*>& unchecked);
 
 struct CheckResult {
   const Engine* engine = nullptr;

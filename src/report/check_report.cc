@@ -40,6 +40,23 @@ nlohmann::json calibration_json(Calibration cal) {
 
 }  // namespace
 
+std::string render_inputs_that_would_check(const std::vector<Comparison>& comparisons) {
+  std::vector<const Comparison*> unchecked;
+  for (const Comparison& c : comparisons)
+    unchecked.push_back(&c);
+  return render_inputs_that_would_check(unchecked);
+}
+
+std::string render_inputs_that_would_check(const std::vector<const Comparison*>& unchecked) {
+  const auto inputs = inputs_that_would_check(unchecked);
+  if (inputs.empty())
+    return "";
+  std::string out = "To check more:";
+  for (const auto& [option, n] : inputs)
+    out += fmt::format("\n  {}  could check up to {} more figure{}", option, n, n == 1 ? "" : "s");
+  return out + "\n";
+}
+
 std::string render_check_text(const std::string& file, const CheckResult& r) {
   std::string out = fmt::format("{}: {} log, version {} (inferred {})\n", file, r.engine->name(),
                                 r.scenario.version.label, r.inferred.range_text());
@@ -82,7 +99,8 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
   out += render_columns(rows);
   for (const Comparison& c : r.comparisons) {
     if (!c.checked)
-      out += fmt::format("  · {}: not checked — {}\n", c.field, c.note);
+      out += fmt::format("  · {}: not checked — {}{}\n", c.field, c.note,
+                         c.needs.empty() ? std::string() : "; to check it: " + c.needs);
     else if (c.bound)
       out += fmt::format("  {} {}: {}\n", c.match ? "≤" : "✗", c.field, c.note);
   }
@@ -103,24 +121,41 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
   }
   out += fmt::format("\n{} matched, {} mismatched, {} not checked\n", r.matched(), r.mismatched(),
                      r.unchecked());
+  out += render_inputs_that_would_check(r.comparisons);
   return out;
+}
+
+nlohmann::json inputs_json(const std::vector<const Comparison*>& unchecked) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [option, n] : inputs_that_would_check(unchecked))
+    out.push_back({{"option", option}, {"figures", n}});
+  return out;
+}
+
+nlohmann::json inputs_json(const std::vector<Comparison>& comparisons) {
+  std::vector<const Comparison*> all;
+  for (const Comparison& c : comparisons)
+    all.push_back(&c);
+  return inputs_json(all);
 }
 
 nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
   nlohmann::json comparisons = nlohmann::json::array();
   for (const Comparison& c : r.comparisons) {
-    nlohmann::json j = {{"field", c.field},
-                        {"logged", value_to_json(c.logged)},
-                        {"predicted", value_to_json(c.predicted)},
-                        {"predicted_low", c.predicted_low ? nlohmann::json(*c.predicted_low)
-                                                          : nlohmann::json(nullptr)},
-                        {"predicted_high", c.predicted_high ? nlohmann::json(*c.predicted_high)
-                                                            : nlohmann::json(nullptr)},
-                        {"match", c.checked ? nlohmann::json(c.match) : nlohmann::json(nullptr)},
-                        {"checked", c.checked},
-                        {"bound", c.bound},
-                        {"note", c.note},
-                        {"log_line", c.log_line}};
+    nlohmann::json j = {
+        {"field", c.field},
+        {"logged", value_to_json(c.logged)},
+        {"predicted", value_to_json(c.predicted)},
+        {"predicted_low",
+         c.predicted_low ? nlohmann::json(*c.predicted_low) : nlohmann::json(nullptr)},
+        {"predicted_high",
+         c.predicted_high ? nlohmann::json(*c.predicted_high) : nlohmann::json(nullptr)},
+        {"match", c.checked ? nlohmann::json(c.match) : nlohmann::json(nullptr)},
+        {"checked", c.checked},
+        {"bound", c.bound},
+        {"note", c.note},
+        {"needs", c.checked || c.needs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.needs)},
+        {"log_line", c.log_line}};
     comparisons.push_back(std::move(j));
   }
   nlohmann::json consistency = nlohmann::json::array();
@@ -160,6 +195,7 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
             {"origin", r.command_origin},
             {"filled", r.filled},
             {"contradictions", r.contradictions}}},
+          {"would_check", inputs_json(r.comparisons)},
           {"matched", r.matched()},
           {"mismatched", r.mismatched()},
           {"not_checked", r.unchecked()}};

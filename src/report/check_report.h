@@ -4,12 +4,19 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "diagnose/check.h"
 
 namespace servescope {
 
 std::string render_check_text(const std::string& file, const CheckResult& r);
+/// "To check more:" and each option with the figures it would check ("" when none would).
+std::string render_inputs_that_would_check(const std::vector<Comparison>& comparisons);
+std::string render_inputs_that_would_check(const std::vector<const Comparison*>& unchecked);
+/// The same as JSON: [{"option", "figures"}].
+nlohmann::json inputs_json(const std::vector<const Comparison*>& unchecked);
+nlohmann::json inputs_json(const std::vector<Comparison>& comparisons);
 nlohmann::json check_to_json(const std::string& file, const CheckResult& r);
 
 }  // namespace servescope

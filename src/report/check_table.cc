@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "report/check_report.h"
 #include "report/format.h"
 
@@ -43,7 +46,45 @@ std::string remark(const CheckRow& row) {
   return command.empty() ? rest : rest.empty() ? command : command + "; " + rest;
 }
 
+// What a refused log lacks, as the option that supplies it.
+std::string option_for_refusal(const std::string& error) {
+  if (error.find("cannot be checked") != std::string::npos &&
+      error.find("launch command") != std::string::npos)
+    return "-- CMD or --from FILE (or a command file beside the log)";
+  if (error.find("model") != std::string::npos &&
+      (error.find("no config.json") != std::string::npos ||
+       error.find("--model") != std::string::npos))
+    return "--model PATH|ID";
+  return "";
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::size_t>> what_would_check(
+    const std::vector<CheckRow>& rows) {
+  std::vector<const Comparison*> unchecked;
+  std::map<std::string, std::size_t> refused;
+  for (const CheckRow& r : rows) {
+    if (r.result) {
+      for (const Comparison& c : r.result->comparisons)
+        unchecked.push_back(&c);
+    } else if (std::string option = option_for_refusal(r.error); !option.empty()) {
+      refused[option] += r.stated;
+    }
+  }
+  auto out = inputs_that_would_check(unchecked);
+  for (const auto& [option, n] : refused) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == option; });
+    if (it == out.end())
+      out.emplace_back(option, n);
+    else
+      it->second += n;
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
 
 CheckTotals check_totals(const std::vector<CheckRow>& rows) {
   CheckTotals t;
@@ -74,6 +115,13 @@ std::string render_check_table(const std::vector<CheckRow>& rows) {
       "\n{} logs, {} checked · compared {} of {} stated figures ({}) · matched {} of {} ({})\n",
       t.logs, t.checked_logs, t.compared, t.stated, percent(t.compared, t.stated), t.matched,
       t.compared, percent(t.matched, t.compared));
+  const auto needs = what_would_check(rows);
+  if (!needs.empty()) {
+    out += "To check more:";
+    for (const auto& [option, n] : needs)
+      out += fmt::format("\n  {}  could check up to {} more figure{}", option, n, n == 1 ? "" : "s");
+    out += "\n";
+  }
   return out;
 }
 
@@ -94,7 +142,13 @@ nlohmann::json check_table_to_json(const std::vector<CheckRow>& rows) {
             {"checked_logs", t.checked_logs},
             {"stated", t.stated},
             {"compared", t.compared},
-            {"matched", t.matched}}}};
+            {"matched", t.matched}}},
+          {"would_check", [&] {
+             nlohmann::json j = nlohmann::json::array();
+             for (const auto& [option, n] : what_would_check(rows))
+               j.push_back({{"option", option}, {"figures", n}});
+             return j;
+           }()}};
 }
 
 }  // namespace servescope

@@ -24,6 +24,10 @@ struct CheckTotals {
 };
 
 CheckTotals check_totals(const std::vector<CheckRow>& rows);
+/// The options that would check the most figures over all rows: each unchecked figure's, and
+/// every stated figure of a log refused for want of a command or a model.
+std::vector<std::pair<std::string, std::size_t>> what_would_check(
+    const std::vector<CheckRow>& rows);
 std::string render_check_table(const std::vector<CheckRow>& rows);
 nlohmann::json check_table_to_json(const std::vector<CheckRow>& rows);
 
