@@ -175,6 +175,43 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
 
 // The user's input beside the log — a launch command (after --, --from, or a file with the
 // log's stem), --tp, --model alone — joined to the log's own settings (log_command_merge.h).
+// What the log's rank prefixes imply (issue: "TP3]" means at least 4 tensor-parallel ranks):
+// the parallelism when neither the log's settings nor the user state it, said as inferred; a
+// stated value below it is a contradiction.
+Status infer_parallelism(const LogFacts& facts, CheckResult& out) {
+  int highest = -1;
+  for (const Fact& f : facts.all())
+    highest = std::max(highest, f.rank.tp);
+  if (highest <= 0)
+    return ok_status();
+  const Engine& engine = *out.engine;
+  auto logged = engine.parse_command(out.log.capacity_command);
+  if (!logged)
+    return ok_status();  // reported when the commands are parsed for the plan
+  std::vector<std::string> probe = engine.program();
+  probe.insert(probe.end(), {"--tensor-parallel-size", "1"});
+  auto own = engine.parse_command(probe);
+  if (!own || own->flags.empty())
+    return ok_status();
+  const std::string flag = own->flags.front().name;
+  const std::string why =
+      fmt::format("the log's rank prefixes go up to TP{}, so tensor parallelism is at least {}",
+                  highest, highest + 1);
+  if (const FlagSetting* stated = logged->find(flag)) {
+    if (auto v = parse_int(stated->value()); v && *v < highest + 1)
+      out.contradictions.push_back(
+          fmt::format("{}: the run's settings show {}; {}", flag, stated->value(), why));
+    return ok_status();
+  }
+  auto merged = merge_user_flag(engine, "--tensor-parallel-size", std::to_string(highest + 1),
+                                "inferred", out.log);
+  if (!merged)
+    return merged.error();
+  out.inferences.push_back(
+      fmt::format("{} {} ({}): figures are checked under it", flag, highest + 1, why));
+  return ok_status();
+}
+
 Status join_user_input(const CheckOptions& options, CheckResult& out, LaunchInput& given) {
   const Engine& engine = *out.engine;
   auto record = [&](const CommandMerge& m) {
@@ -277,6 +314,10 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   LaunchInput given;
   if (Status st = join_user_input(options, out, given); !st)
     return st.error();
+  if (!options.tp) {
+    if (Status st = infer_parallelism(facts, out); !st)
+      return st.error();
+  }
   const LogScenario& log = out.log;
   if (!log.missing.empty() &&
       (log.model_path.empty() || log.figures.empty() || log.capacity_command.empty())) {

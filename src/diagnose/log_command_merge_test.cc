@@ -230,5 +230,31 @@ TEST(CheckWithCommand, ACommandFileWithTheLogsStemIsItsCommand) {
   EXPECT_FALSE(pairs_with_a_log(listing[3], listing));
 }
 
+TEST(CheckWithCommand, RankPrefixesImplyTheTensorParallelismAndSaySo) {
+  // The same lines, one of them printed by rank 3.
+  std::string log = kBareLog;
+  log += "[2025-01-23 19:35:15 TP3] Load weight begin. avail mem=78.81 GB\n";
+  CheckOptions o;
+  o.command = {"python", "-m", "sglang.launch_server", "--model-path", kModel};
+  auto r = check_text(log, o);
+  ASSERT_TRUE(r) << r.message();
+  ASSERT_EQ(r->inferences.size(), 1u);
+  EXPECT_NE(r->inferences[0].find("--tp-size 4"), std::string::npos) << r->inferences[0];
+  EXPECT_NE(r->inferences[0].find("up to TP3"), std::string::npos);
+  EXPECT_EQ(r->scenario.command.find("--tp-size")->value(), "4");
+  // A stated parallelism below what the ranks show is reported, not replaced.
+  o.command.insert(o.command.end(), {"--tp", "2"});
+  auto stated = check_text(log, o);
+  ASSERT_TRUE(stated) << stated.message();
+  EXPECT_TRUE(stated->inferences.empty());
+  ASSERT_EQ(stated->contradictions.size(), 1u);
+  EXPECT_NE(stated->contradictions[0].find("at least 4"), std::string::npos);
+  // A log of rank 0 alone implies nothing.
+  o.command.resize(5);
+  auto alone = check_text(kBareLog, o);
+  ASSERT_TRUE(alone) << alone.message();
+  EXPECT_TRUE(alone->inferences.empty());
+}
+
 }  // namespace
 }  // namespace servescope

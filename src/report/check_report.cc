@@ -86,6 +86,8 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
     out += fmt::format("  from {}: {} (the log does not show them)\n",
                        r.command_origin.empty() ? std::string("the options") : r.command_origin,
                        fmt::join(r.filled, ", "));
+  for (const std::string& i : r.inferences)
+    out += "  inferred: " + i + "\n";
   for (const std::string& c : r.contradictions)
     out += "  ! command and log disagree: " + c + "\n";
   out += "\n";
@@ -195,6 +197,7 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
             {"origin", r.command_origin},
             {"filled", r.filled},
             {"contradictions", r.contradictions}}},
+          {"inferred", r.inferences},
           {"would_check", inputs_json(r.comparisons)},
           {"matched", r.matched()},
           {"mismatched", r.mismatched()},
