@@ -11,6 +11,10 @@ mkdir -p "$work/model_config" "$work/command_line" "$work/vllm_command_line" "$w
   "$work/http_stream" "$work/launch_input" "$work/gpu_evidence" "$work/cluster_state"
 cp "$root"/data/models/*.json "$work/model_config/"
 cp "$root"/../shared/corpus/raw/*.log "$work/log_parser/" 2>/dev/null || true
+# One log as people quote it (a Markdown blockquote and a table), for unquote_log_line.
+for f in "$root"/../shared/corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log; do
+  [ -f "$f" ] && sed 's/^/> /' "$f" >"$work/log_parser/quoted-blockquote" && sed 's/^/| /; s/$/ |/' "$f" >"$work/log_parser/quoted-table"
+done
 # HTTP seeds: byte 0 picks the API and streaming (bit 2), byte 1 the chunk size.
 printf '\x04\x07HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n2a\r\ndata: {"choices":[{"text":"a","index":0}]}\n\n\r\n0\r\n\r\n' \
   >"$work/http_stream/sse"

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/file.h"
+#include "evidence/quoted_line.h"
 
 namespace servescope {
 
@@ -200,7 +201,8 @@ class Reader {
     bool unknown = false;
     bool unknown_capacity = false;
     for (std::string_view seg : cleaned_.segments) {
-      switch (grammar.feed(seg, number_, sink)) {
+      // A line quoted in Markdown (a forum post, an issue) is read as the engine printed it.
+      switch (grammar.feed(unquote_log_line(seg), number_, sink)) {
         case LineKind::kFact:
           fact = true;
           break;
