@@ -311,6 +311,7 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   if (!ls)
     return ls.error();
   out.log = std::move(*ls);
+  out.inferences = out.log.inferred;
   LaunchInput given;
   if (Status st = join_user_input(options, out, given); !st)
     return st.error();

@@ -256,5 +256,34 @@ TEST(CheckWithCommand, RankPrefixesImplyTheTensorParallelismAndSaySo) {
   EXPECT_TRUE(alone->inferences.empty());
 }
 
+TEST(CheckWithCommand, TheLoadEndLineGivesTheFreeMemoryBeforeTheLoad) {
+  // The run's lines without "Load weight begin", its load-end line as SGLang prints it since
+  // 2025-03 (with the load's own usage: 78.81 − 63.72 = 15.09 GB).
+  std::string log = kBareLog;
+  log.erase(
+      log.find("[2025-01-23 19:35:15 TP0] Load weight begin"),
+      std::string_view("[2025-01-23 19:35:15 TP0] Load weight begin. avail mem=78.81 GB\n").size());
+  const std::string end = "avail mem=63.72 GB\n";
+  log.replace(log.find(end), end.size(), "avail mem=63.72 GB, mem usage=15.09 GB.\n");
+  CheckOptions o;
+  o.command = {"python",       "-m",   "sglang.launch_server",
+               "--model-path", kModel, "--mem-fraction-static",
+               "0.88"};
+  auto r = check_text(log, o);
+  ASSERT_TRUE(r) << r.message();
+  ASSERT_EQ(r->inferences.size(), 1u);
+  EXPECT_NE(r->inferences[0].find("78.81 GB = avail mem 63.72 + mem usage 15.09"),
+            std::string::npos)
+      << r->inferences[0];
+  expect_all_compared_match(*r);
+  // Without the usage the figure stays missing and the capacity figures unchecked.
+  std::string bare = log;
+  bare.replace(bare.find(", mem usage=15.09 GB."), 21, "");
+  auto without = check_text(bare, o);
+  ASSERT_TRUE(without) << without.message();
+  EXPECT_TRUE(without->inferences.empty());
+  EXPECT_GT(without->unchecked(), 0u);
+}
+
 }  // namespace
 }  // namespace servescope

@@ -71,6 +71,9 @@ struct LogScenario {
   // then narrows the GPU to the catalog's smallest class that holds it.
   std::optional<double> memory_at_least_gib;
   std::string memory_at_least_why;
+  // Facts the log implies but does not state, each with what it was inferred from; check marks
+  // the figures it compares under them.
+  std::vector<std::string> inferred;
 };
 
 /// A numeric input `why` can solve for: the value that reproduces an observation.

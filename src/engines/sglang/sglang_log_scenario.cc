@@ -180,7 +180,26 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
                                                           : "free_after_load"] = f.line;
     }
   }
-  if (cal.free_before_load_gib)
+  // R2: the load-end line prints the load's own usage (avail mem before − after, each rounded to
+  // 0.01 GB), so a log cut after "Load weight begin" still gives the free memory before it.
+  if (!cal.free_before_load_gib && cal.free_after_load_gib) {
+    const auto end = out.calibration_lines.find("free_after_load");
+    for (const Fact& f : facts) {
+      if (f.kind != "load_weight_end" || end == out.calibration_lines.end() ||
+          f.line != end->second)
+        continue;
+      if (auto usage = f.number("mem_usage_gb")) {
+        cal.free_before_load_gib = *cal.free_after_load_gib + *usage;
+        out.calibration_lines["free_before_load"] = f.line;
+        out.rounding_gib["free_before_load"] = 0.01;  // two printed roundings
+        out.inferred.push_back(fmt::format(
+            "free memory before the load {:.2f} GB = avail mem {:.2f} + mem usage {:.2f} of the "
+            "load-end line (line {}; the \"Load weight begin\" line is missing)",
+            *cal.free_before_load_gib, *cal.free_after_load_gib, *usage, f.line));
+      }
+    }
+  }
+  if (cal.free_before_load_gib && !out.rounding_gib.count("free_before_load"))
     out.rounding_gib["free_before_load"] = 0.005;
   if (cal.free_after_load_gib)
     out.rounding_gib["free_after_load"] = 0.005;
