@@ -166,7 +166,8 @@ struct VllmLogGrammar::Prefix {
 
 struct VllmLogGrammar::Patterns {
   RE2 engine_config{R"(^Initializing an? (V1 )?LLM engine \(v([^)]+)\) with config: (.*)$)"};
-  RE2 logo_version{R"(\bversion\s+(\d+\.\d+\.\d+\S*))"};
+  // "0.19.0", and a source build's "0.1.dev1+g4d2a68d64.d20260816" (two numbers).
+  RE2 logo_version{R"(\bversion\s+(\d+\.\d+\S*))"};
   RE2 logo_model{R"(\bmodel\s+(\S+))"};
   RE2 api_version{R"(vLLM API server version (\S+))"};
   RE2 capture_progress{

@@ -573,6 +573,27 @@ TEST(VllmLogGrammar, AnsiColouredTagsAndCrlfThroughTheReader) {
 
 // --- the version and the summary of a whole log ---------------------------------------------
 
+TEST(VllmLogGrammar, ADevelopmentBuildIsBoundedByItsBuildDateNotItsPlaceholderNumber) {
+  // A source build from a shallow clone: setuptools-scm's 0.1.devN names no release.
+  Read r =
+      read({"(APIServer pid=1) INFO 08-16 10:00:00 [entrypoints/utils.py:299]  "
+            "\xE2\x96\x84\xE2\x96\x84 \xE2\x96\x88  version 0.1.dev1+g4d2a68d64.d20260816"});
+  const Fact* v = r.first("engine_version");
+  ASSERT_NE(v, nullptr) << "the logo line was not read";
+  VllmLogGrammar g;
+  VersionInference inf = g.infer_version(r.facts);
+  EXPECT_EQ(inf.printed_version, "0.1.dev1+g4d2a68d64.d20260816");
+  EXPECT_EQ(inf.from_date, "");
+  EXPECT_EQ(inf.until_date, "2026-08-16");
+  // A build after a release: from the release, until its build date.
+  Read after =
+      read({"(APIServer pid=1) INFO 04-22 15:12:00 [entrypoints/utils.py:299]  "
+            "\xE2\x96\x84\xE2\x96\x84 \xE2\x96\x88  version 0.19.0.dev12+gabcdef.d20260402"});
+  VersionInference a = g.infer_version(after.facts);
+  EXPECT_EQ(a.from_date, "2026-03-29");
+  EXPECT_EQ(a.until_date, "2026-04-02");
+}
+
 TEST(VllmLogGrammar, VersionFromTheLogoAndTheEngineConfig) {
   Read r = read({
       "(APIServer pid=1) INFO 04-22 15:12:00 [entrypoints/utils.py:299]  \xE2\x96\x84\xE2\x96\x84 "

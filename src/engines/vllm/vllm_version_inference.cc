@@ -39,6 +39,20 @@ bool is_dev(std::string_view v) {
   return v.find("dev") != std::string_view::npos || v.find('+') != std::string_view::npos;
 }
 
+// The build date setuptools-scm writes into a development version's local part
+// ("0.1.dev1+g4d2a68d64.d20260816" → "2026-08-16"), or "".
+std::string scm_build_date(std::string_view v) {
+  const auto plus = v.find('+');
+  if (plus == std::string_view::npos)
+    return "";
+  for (std::string_view part : split(v.substr(plus + 1), '.')) {
+    if (part.size() == 9 && part[0] == 'd' &&
+        part.substr(1).find_first_not_of("0123456789") == std::string_view::npos)
+      return fmt::format("{}-{}-{}", part.substr(1, 4), part.substr(5, 2), part.substr(7, 2));
+  }
+  return "";
+}
+
 struct Recorder {
   std::vector<VersionEvidence>& out;
   void seen(const Fact& f, std::string observation, std::string from, std::string until,
@@ -56,6 +70,20 @@ void printed_version(const Fact& f, const std::string& version, Recorder& ev) {
   const std::string source =
       f.text("source").value_or(f.kind == "engine_config" ? "engine config" : "text");
   const std::string what = fmt::format("vllm {} ({})", version, source);
+  const std::string built = scm_build_date(version);
+  // setuptools-scm's fallback when a checkout has no release tag in reach (a shallow clone):
+  // "0.1.devN+gHASH.dDATE" names no release; only its build date bounds the code.
+  if (is_dev(version) && n.size() >= 2 && n[0] == 0 && n[1] <= 1) {
+    ev.seen(f, what, "", built,
+            built.empty()
+                ? std::string("a development build whose version names no release "
+                              "(setuptools-scm's 0.1.devN): no bound")
+                : fmt::format("a development build whose version names no release "
+                              "(setuptools-scm's 0.1.devN), built {}: its commit is older",
+                              built),
+            1);
+    return;
+  }
   const auto& table = vllm_releases();
   const VllmRelease* exact = nullptr;
   const VllmRelease* below = nullptr;
@@ -77,8 +105,10 @@ void printed_version(const Fact& f, const std::string& version, Recorder& ev) {
     return;
   }
   if (exact != nullptr) {
-    ev.seen(f, what, exact->date, "",
-            fmt::format("a build after release {} (main {})", exact->name, exact->date), 1);
+    ev.seen(f, what, exact->date, built,
+            fmt::format("a build after release {} (main {}){}", exact->name, exact->date,
+                        built.empty() ? std::string() : ", built " + built),
+            1);
     return;
   }
   if (const PypiRelease* p = find_pypi_release("vllm", version); p != nullptr && !is_dev(version)) {
