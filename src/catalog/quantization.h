@@ -2,6 +2,7 @@
 // the bytes a weight takes on the GPU.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,5 +49,14 @@ struct Quantization {
 };
 
 std::string_view quant_method_name(QuantMethod m);
+
+/// Reads a config.json `quantization_config` object into `q`. Fails naming an unmodelled
+/// quant_method.
+Status read_quantization_config(const nlohmann::json& qc, Quantization& q);
+
+/// A quantization known by name alone ("auto_round", "awq", "fp8": what --quantization says
+/// when the config at hand is the base model's), with each format's defaults (4 bits in groups
+/// of 128 for the integer formats); method kNone when the name is not one.
+Quantization quantization_named(std::string_view method);
 
 }  // namespace servescope

@@ -9,6 +9,7 @@
 
 #include "catalog/gpu_catalog.h"
 #include "catalog/model_catalog.h"
+#include "catalog/quantization.h"
 #include "core/text.h"
 #include "diagnose/counterfactuals.h"
 #include "diagnose/log_command_merge.h"
@@ -171,6 +172,30 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
   }
   c.match = f.value == n->value;
   c.note = "exact";
+}
+
+// A checkpoint quantized in a format the config at hand does not say (the base model's
+// config.json, the run's --quantization auto_round): its weights are that format's, not the
+// config's dtype. fp8 is left to the engines, which quantize a 16-bit checkpoint online with it,
+// and compressed-tensors names no width.
+void infer_checkpoint_quantization(const LaunchCommand& command, ModelShape& model,
+                                   CheckResult& out) {
+  const FlagSetting* flag = command.find("--quantization");
+  if (flag == nullptr || model.quant.method != QuantMethod::kNone)
+    return;
+  const std::string name = to_lower(flag->value());
+  if (name.empty() || name == "none" || name.find("fp8") != std::string::npos ||
+      name == "compressed-tensors")
+    return;
+  Quantization q = quantization_named(name);
+  if (q.method == QuantMethod::kNone)
+    return;
+  model.quant = q;
+  out.inferences.push_back(fmt::format(
+      "the checkpoint is quantized ({}): the run's --quantization says so and the config.json "
+      "at hand has no quantization_config (a base model's); weights estimated at {:.0f} bits in "
+      "groups of {}",
+      name, q.weight_bits, q.group_size));
 }
 
 // The user's input beside the log — a launch command (after --, --from, or a file with the
@@ -470,6 +495,7 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   if (!def_cmd)
     return fail("the log's launch command is not valid: " + def_cmd.message());
 
+  infer_checkpoint_quantization(*cap_cmd, s.model, out);
   const bool assumed_gpu = !candidates.empty();
   if (candidates.empty())
     candidates.push_back(s.hardware.gpu);

@@ -285,5 +285,23 @@ TEST(CheckWithCommand, TheLoadEndLineGivesTheFreeMemoryBeforeTheLoad) {
   EXPECT_GT(without->unchecked(), 0u);
 }
 
+TEST(CheckWithCommand, AQuantizationTheConfigDoesNotSayIsTheCheckpoints) {
+  CheckOptions o;
+  o.command = {"python", "-m", "sglang.launch_server", "--model-path", kModel,
+               "--mem-fraction-static", "0.88", "--quantization", "auto_round"};
+  auto r = check_text(kBareLog, o);
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_EQ(r->scenario.model.quant.method, QuantMethod::kGptq);  // auto_round packs as GPTQ
+  EXPECT_DOUBLE_EQ(r->scenario.model.quant.weight_bits, 4);
+  ASSERT_EQ(r->inferences.size(), 1u);
+  EXPECT_NE(r->inferences[0].find("quantized (auto_round)"), std::string::npos);
+  // fp8 is the engines' online quantization of a 16-bit checkpoint: nothing to infer.
+  o.command.back() = "fp8";
+  auto fp8 = check_text(kBareLog, o);
+  ASSERT_TRUE(fp8) << fp8.message();
+  EXPECT_EQ(fp8->scenario.model.quant.method, QuantMethod::kNone);
+  EXPECT_TRUE(fp8->inferences.empty());
+}
+
 }  // namespace
 }  // namespace servescope
