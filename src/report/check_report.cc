@@ -48,7 +48,10 @@ std::string render_inputs_that_would_check(const std::vector<Comparison>& compar
 }
 
 std::string render_inputs_that_would_check(const std::vector<const Comparison*>& unchecked) {
-  const auto inputs = inputs_that_would_check(unchecked);
+  return render_would_check(inputs_that_would_check(unchecked));
+}
+
+std::string render_would_check(const std::vector<std::pair<std::string, std::size_t>>& inputs) {
   if (inputs.empty())
     return "";
   std::string out = "To check more:";

@@ -115,13 +115,7 @@ std::string render_check_table(const std::vector<CheckRow>& rows) {
       "\n{} logs, {} checked · compared {} of {} stated figures ({}) · matched {} of {} ({})\n",
       t.logs, t.checked_logs, t.compared, t.stated, percent(t.compared, t.stated), t.matched,
       t.compared, percent(t.matched, t.compared));
-  const auto needs = what_would_check(rows);
-  if (!needs.empty()) {
-    out += "To check more:";
-    for (const auto& [option, n] : needs)
-      out += fmt::format("\n  {}  could check up to {} more figure{}", option, n, n == 1 ? "" : "s");
-    out += "\n";
-  }
+  out += render_would_check(what_would_check(rows));
   return out;
 }
 
