@@ -26,7 +26,8 @@ TEST(QuotedLine, EngineLinesAndCollectorPrefixesStayAsTheyAre) {
        {std::string_view(kLine), std::string_view("[2025-01-23 19:35:15 TP0] Load weight begin."),
         std::string_view("2026-12-06T12:00:00.123Z INFO 12-02 05:33:38 [gpu_worker.py:1] x"),
         std::string_view("vllm-1  | INFO 12-02 05:33:38 [core.py:1] y"),
-        std::string_view("-1 is not a valid value"), std::string_view("")}) {
+        std::string_view("-1 is not a valid value"), std::string_view(" - leaked function \"x\""),
+        std::string_view("    File \"/x/y.py\", line 3, in f"), std::string_view("")}) {
     EXPECT_EQ(unquote_log_line(line), line) << line;
   }
 }
