@@ -73,13 +73,13 @@ std::vector<std::pair<std::string, std::size_t>> what_would_check(
     }
   }
   auto out = inputs_that_would_check(unchecked);
-  for (const auto& [option, n] : refused) {
-    auto it =
-        std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == option; });
+  for (const auto& entry : refused) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const auto& p) { return p.first == entry.first; });
     if (it == out.end())
-      out.emplace_back(option, n);
+      out.push_back(entry);
     else
-      it->second += n;
+      it->second += entry.second;
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
