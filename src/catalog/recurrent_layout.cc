@@ -209,6 +209,13 @@ Status read_recurrent_layout(const json& text, const std::string& prefix, ModelS
   shape.parallel_recurrent = row.parallel;
   if (recurrent && !missing.empty())
     return fail(fmt::format("field '{}{}' is missing or not a number", prefix, missing));
+  // The state's element counts multiply these: bound them so the products stay exact.
+  for (int v :
+       {l.intermediate_size, l.n_groups, l.num_heads, l.head_dim, l.state_size, l.conv_kernel}) {
+    if (recurrent && v > (1 << 20))
+      return fail(fmt::format("the {} state fields of {} are implausibly large ({})",
+                              recurrent_kind_name(row.kind), shape.model_type, v));
+  }
   if (recurrent && (l.intermediate_size <= 0 || l.conv_kernel <= 0 ||
                     (row.kind == RecurrentKind::kMamba2 && (l.n_groups <= 0 || l.num_heads <= 0 ||
                                                             l.head_dim <= 0 || l.state_size <= 0))))

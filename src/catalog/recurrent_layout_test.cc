@@ -172,6 +172,14 @@ TEST(RecurrentLayout, WrongPatternsAreOneLineNamingTheField) {
   EXPECT_NE(c.message().find("'ssm_state_size' is missing"), std::string::npos) << c.message();
 }
 
+TEST(RecurrentLayout, ImplausiblyLargeStateFieldsAreRefusedNotOverflowed) {
+  std::string huge = kNemotronH;
+  huge.replace(huge.find("\"ssm_state_size\": 128"), 21, "\"ssm_state_size\": 2000000000");
+  auto m = read_model_config(huge, "n.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("implausibly large"), std::string::npos) << m.message();
+}
+
 TEST(RecurrentLayout, WeightsCountEachBlockOnce) {
   auto m = read_model_config(kNemotronH, "nemotron.json");
   ASSERT_TRUE(m) << m.message();

@@ -96,7 +96,9 @@ void add_attention_layer(Accumulator& acc, const ModelShape& s, bool kv_shared =
 void add_linear_attention_layer(Accumulator& acc, const ModelShape& s) {
   const LinearAttentionDims& l = *s.linear;
   const double h = s.hidden_size, tp = acc.tp();
-  const double key = l.num_key_heads * l.key_head_dim, value = l.num_value_heads * l.value_head_dim;
+  // In double: a config's int fields multiply past int (found by model_config_fuzz).
+  const double key = static_cast<double>(l.num_key_heads) * l.key_head_dim;
+  const double value = static_cast<double>(l.num_value_heads) * l.value_head_dim;
   acc.linear("linear attention", "layers.*.linear_attn.in_proj_qkv", h * (2 * key + value), tp);
   acc.linear("linear attention", "layers.*.linear_attn.in_proj_z", h * value, tp);
   acc.linear("linear attention", "layers.*.linear_attn.in_proj_a", h * l.num_value_heads, tp);

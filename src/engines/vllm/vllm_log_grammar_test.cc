@@ -594,6 +594,16 @@ TEST(VllmLogGrammar, ADevelopmentBuildIsBoundedByItsBuildDateNotItsPlaceholderNu
   EXPECT_EQ(a.until_date, "2026-04-02");
 }
 
+TEST(VllmLogGrammar, AVersionWithAnEndlessNumberIsNotAnOverflow) {
+  // Found by log_parser_fuzz: a part longer than any release's overflowed an int.
+  Read r =
+      read({"(APIServer pid=1) INFO 08-16 10:00:00 [entrypoints/utils.py:299]  "
+            "\xE2\x96\x84\xE2\x96\x84 \xE2\x96\x88  version 0.66666666666666666666.1"});
+  VllmLogGrammar g;
+  VersionInference inf = g.infer_version(r.facts);
+  EXPECT_EQ(inf.printed_version, "0.66666666666666666666.1");
+}
+
 TEST(VllmLogGrammar, VersionFromTheLogoAndTheEngineConfig) {
   Read r = read({
       "(APIServer pid=1) INFO 04-22 15:12:00 [entrypoints/utils.py:299]  \xE2\x96\x84\xE2\x96\x84 "

@@ -20,6 +20,8 @@ std::vector<int> version_numbers(std::string_view v) {
   int current = -1;
   for (char c : v) {
     if (c >= '0' && c <= '9') {
+      if (current > 99999)
+        break;  // no release part is this long (found by log_parser_fuzz: int overflow)
       current = (current < 0 ? 0 : current * 10) + (c - '0');
     } else if (c == '.' && current >= 0) {
       out.push_back(current);
