@@ -100,6 +100,13 @@ grep -qF "command: $tmp/logs/run.sh (beside the log)" "$tmp/out" || fail "check 
 grep -qF "1 logs, 1 checked" "$tmp/out" || fail "check took run.sh for a log: $(cat "$tmp/out")"
 "$bin" logs --json --summary-only "$tmp/logs/run.log" --from "$tmp/logs/run.sh" >"$tmp/logs.json" 2>"$tmp/err" || fail "logs --from exited $?: $(cat "$tmp/err")"
 python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['command']; assert c['argv'][3]=='--model-path' and c['contradictions']==[], c" "$tmp/logs.json" || fail "logs --from JSON"
+# A file beside the log that is no launch command does not stop the check: the log is checked
+# alone and the output says why.
+mkdir -p "$tmp/notcmd"
+{ echo "[2025-01-23 19:34:55] server_args=ServerArgs(model_path='meta-llama/Meta-Llama-3.1-8B-Instruct', mem_fraction_static=0.88, tp_size=1)"; cat "$tmp/logs/run.log"; } >"$tmp/notcmd/run.log"
+echo 'echo hello' >"$tmp/notcmd/run.sh"
+"$bin" check "$tmp/notcmd/run.log" >"$tmp/out" 2>"$tmp/err" || fail "check beside a non-command exited $?: $(cat "$tmp/err")"
+grep -qF "run.sh beside the log was not used" "$tmp/out" || fail "check does not say it left run.sh out: $(cat "$tmp/out")"
 expect_usage_error "check: --from and --" "give one of them" -- check "$tmp/logs/run.log" --from "$tmp/logs/run.sh" -- python -m sglang.launch_server --model-path x
 
 # bisect checks its input before the first launch: no run folder is made.

@@ -71,22 +71,31 @@ ExitStatus run_check(const CommandArgs& args) {
   // A command file beside a log (run.log + run.cmd) is that log's command, not a log.
   std::erase_if(files, [&](const std::string& f) { return pairs_with_a_log(f, files); });
   const bool user_command = !options.command.empty() || !options.from.empty();
-  auto options_for = [&](const std::string& log) {
+  // A command file beside the log is used when the user gave none; one that is not a command
+  // servescope reads does not stop the check: the log is checked alone, and the output says why.
+  auto check_one = [&](const LogFacts& facts, const std::string& log) -> Result<CheckResult> {
+    const std::string beside = user_command ? std::string() : command_file_beside(log);
+    if (beside.empty())
+      return check_log(facts, options);
     CheckOptions o = options;
-    if (user_command)
-      return o;
-    if (std::string beside = command_file_beside(log); !beside.empty()) {
-      o.from = beside;
-      o.command_origin = beside + " (beside the log)";
-    }
-    return o;
+    o.from = beside;
+    o.command_origin = beside + " (beside the log)";
+    auto with = check_log(facts, o);
+    if (with)
+      return with;
+    auto alone = check_log(facts, options);
+    if (!alone)
+      return with;  // the command file's own error says more than the log's
+    alone->notes.push_back(
+        fmt::format("{} beside the log was not used: {}", beside, with.message()));
+    return alone;
   };
   if (files.size() == 1 && !std::filesystem::is_directory(inputs.front())) {
     const std::string& file = files.front();
     auto facts = read_log_file(file);
     if (!facts)
       return usage_error(facts.message());
-    auto result = check_log(*facts, options_for(file));
+    auto result = check_one(*facts, file);
     if (!result)
       return usage_error(file + ": " + result.message());
     if (json || reports.any()) {
@@ -119,7 +128,7 @@ ExitStatus run_check(const CommandArgs& args) {
       if (auto ls = (*engine)->scenario_from_log(facts->all()))
         row.stated = ls->figures.size();
     }
-    auto result = check_log(*facts, options_for(file));
+    auto result = check_one(*facts, file);
     if (result) {
       all_ok = all_ok && result->ok();
       row.result = std::move(*result);
