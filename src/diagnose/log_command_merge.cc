@@ -87,9 +87,8 @@ void merge_flag(const FlagSetting& flag, const LaunchCommand& logged, const std:
   const FlagSetting* shown_by_log = logged.find(flag.name);
   if (shown_by_log == nullptr && log.settings_complete && flag.modelled) {
     out.contradictions.push_back(
-        fmt::format("{}: {} gives {}; the log's settings show it unset; the log's value stands "
-                    "(the command may "
-                    "be stale)",
+        fmt::format("{}: {} gives {}; the log's settings show it unset; the log's value "
+                    "stands (the command may be stale)",
                     flag.name, origin, shown(flag)));
     typed = typed.without_flag(flag.name);
     return;
