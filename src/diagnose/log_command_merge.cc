@@ -5,14 +5,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <map>
 
 #include "core/file.h"
 #include "core/text.h"
-#include "intake/shell_words.h"
 
 namespace servescope {
 namespace {
@@ -112,45 +109,6 @@ void merge_flag(const FlagSetting& flag, const LaunchCommand& logged, const std:
   }
 }
 
-// An environment file: VAR=value lines (export allowed), comments and blank lines.
-std::optional<std::map<std::string, std::string>> environment_file(std::string_view text) {
-  std::map<std::string, std::string> env;
-  for (std::string_view line : split(text, '\n')) {
-    line = trim(line);
-    if (line.empty() || line.front() == '#')
-      continue;
-    if (line.rfind("export ", 0) == 0)
-      line = trim(line.substr(7));
-    const auto eq = line.find('=');
-    if (eq == std::string_view::npos || eq == 0)
-      return std::nullopt;
-    const std::string_view name = line.substr(0, eq);
-    if (!std::all_of(name.begin(), name.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-        }))
-      return std::nullopt;
-    auto words = split_shell_words(line.substr(eq + 1));
-    std::string value = words && !words->empty() ? words->front() : std::string();
-    env[std::string(name)] = value;
-  }
-  if (env.empty())
-    return std::nullopt;
-  return env;
-}
-
-// A flag file: the engine's flags alone, on one line or many, without the program.
-std::optional<std::vector<std::string>> flag_file(std::string_view text) {
-  auto commands = split_shell_commands(text);
-  if (!commands || commands->empty())
-    return std::nullopt;
-  std::vector<std::string> words;
-  for (const ShellCommand& c : *commands)
-    words.insert(words.end(), c.words.begin(), c.words.end());
-  if (words.empty() || words.front().rfind("-", 0) != 0)
-    return std::nullopt;
-  return words;
-}
-
 }  // namespace
 
 Result<LaunchInput> read_user_command(const std::string& from,
@@ -182,13 +140,13 @@ Result<LaunchInput> read_user_command_text(std::string_view text, const std::str
     return launch;
   LaunchInput input;
   input.origin = name;
-  if (auto env = environment_file(text)) {
+  if (auto env = environment_in_text(text)) {
     input.environment = std::move(*env);
     input.notes.push_back(
         fmt::format("{}: an environment file ({} variables)", name, input.environment.size()));
     return input;
   }
-  if (auto flags = flag_file(text)) {
+  if (auto flags = flags_in_text(text)) {
     if (engine == nullptr)
       return fail(
           fmt::format("--from {}: a file of flags alone; give --engine NAME so the "

@@ -64,6 +64,14 @@ Result<LaunchInput> read_launch_file(const std::string& path, const LaunchRecogn
 Result<LaunchInput> read_launch_text(std::string_view text, std::string_view name,
                                      const LaunchRecognizer& launches);
 
+/// An environment file's variables (VAR=value lines, `export` allowed, comments and blank lines
+/// skipped, values unquoted as the shell would), or nullopt when some line is not an assignment.
+std::optional<std::map<std::string, std::string>> environment_in_text(std::string_view text);
+
+/// A file of the engine's flags alone (one line or many, no program), as words; nullopt when
+/// the first word is not a flag.
+std::optional<std::vector<std::string>> flags_in_text(std::string_view text);
+
 /// The engine release a container image tag names: "lmsysorg/sglang:v0.5.4.post1-rocm700-mi30x"
 /// → "0.5.4.post1", "vllm/vllm-openai:v0.10.1.1" → "0.10.1.1"; "" for latest, nightly or a
 /// digest.

@@ -332,5 +332,24 @@ TEST(ConfigFile, FlagsFromTheYamlGoBeforeTheTypedOnes) {
   std::filesystem::remove(dir + "/serve.yaml");
 }
 
+TEST(LaunchFileKinds, AnEnvironmentFileIsAssignmentsOnly) {
+  auto env = environment_in_text("# comment\nexport A=1\nB='x y'\n\nC=\n");
+  ASSERT_TRUE(env);
+  EXPECT_EQ(env->at("A"), "1");
+  EXPECT_EQ(env->at("B"), "x y");
+  EXPECT_EQ(env->at("C"), "");
+  EXPECT_FALSE(environment_in_text("A=1\nvllm serve m\n"));  // a command is not an env file
+  EXPECT_FALSE(environment_in_text("1A=2\n"));
+  EXPECT_FALSE(environment_in_text("# nothing\n"));
+}
+
+TEST(LaunchFileKinds, AFlagFileIsFlagsWithoutAProgram) {
+  auto flags = flags_in_text("--tp 2 \\\n  --max-model-len 8192\n--enforce-eager\n");
+  ASSERT_TRUE(flags);
+  EXPECT_EQ(*flags,
+            (std::vector<std::string>{"--tp", "2", "--max-model-len", "8192", "--enforce-eager"}));
+  EXPECT_FALSE(flags_in_text("vllm serve m --tp 2\n"));
+}
+
 }  // namespace
 }  // namespace servescope
