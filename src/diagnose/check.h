@@ -66,7 +66,7 @@ struct CheckResult {
   bool defaults_assumed = false;    // no settings anywhere: the engine's defaults with --model
   std::vector<std::string> filled;  // settings the user's input supplied
   std::vector<std::string> contradictions;  // where it disagrees with the log (the log wins)
-  std::vector<std::string> inferences;  // facts the log implies but does not state, and why
+  std::vector<std::string> inferences;      // facts the log implies but does not state, and why
 
   std::size_t matched() const;
   std::size_t mismatched() const;

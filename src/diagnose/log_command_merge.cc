@@ -229,6 +229,15 @@ Result<CommandMerge> merge_user_command(const Engine& engine, const LaunchInput&
   return out;
 }
 
+std::string canonical_flag(const Engine& engine, const std::string& spelled) {
+  std::vector<std::string> words = engine.program();
+  words.insert(words.end(), {spelled, "1"});
+  auto parsed = engine.parse_command(words);
+  return parsed && !parsed->flags.empty() && parsed->flags.front().known
+             ? parsed->flags.front().name
+             : std::string();
+}
+
 Result<CommandMerge> merge_user_flag(const Engine& engine, const std::string& flag,
                                      const std::string& value, const std::string& why,
                                      LogScenario& log) {
@@ -236,13 +245,10 @@ Result<CommandMerge> merge_user_flag(const Engine& engine, const std::string& fl
   auto logged = engine.parse_command(log.capacity_command);
   if (!logged)
     return fail("the settings the log shows do not form a valid command: " + logged.message());
-  // The engine's own name for the flag (SGLang calls --tensor-parallel-size --tp-size).
-  std::vector<std::string> alone = engine.program();
-  alone.insert(alone.end(), {flag, value});
-  auto own = engine.parse_command(alone);
-  if (!own || own->flags.empty())
-    return fail(fmt::format("{} {}: {}", why, value, own ? "not a flag" : own.message()));
-  if (const FlagSetting* f = logged->find(own->flags.front().name)) {
+  const std::string name = canonical_flag(engine, flag);
+  if (name.empty())
+    return fail(fmt::format("{} {}: not a flag of {}", why, value, engine.name()));
+  if (const FlagSetting* f = logged->find(name)) {
     if (!f->values.empty() && !same_value(f->values.front(), value)) {
       out.contradictions.push_back(
           fmt::format("{}: {} gives {}; the log shows {}; the log's value stands", flag, why, value,

@@ -52,6 +52,10 @@ Result<GivenCommand> given_command_beside(const LogFacts& facts, const std::stri
 Result<CommandMerge> merge_user_command(const Engine& engine, const LaunchInput& input,
                                         const std::string& origin, LogScenario& log);
 
+/// The engine's own name of a flag as it may be spelled ("--tensor-parallel-size" is SGLang's
+/// "--tp-size"), or "" when the engine has no such flag.
+std::string canonical_flag(const Engine& engine, const std::string& spelled);
+
 /// Sets a flag the user states with an option of `check` (--tp N: "--tensor-parallel-size")
 /// on the log's commands unless the log states it; a log stating another value is a
 /// contradiction. `why` names the option for the messages.
