@@ -72,20 +72,11 @@ Mamba mamba_sizes(const Scenario& scenario, const Plan& plan, int tp) {
   const double pool = number(plan, "mamba_pool_gib", 0);
   const double interm = number(plan, "mamba_speculative_intermediate_gib", 0);
   double conv_share = 0.02;
-  if (const auto& r = scenario.model.linear; r && r->kind != RecurrentKind::kGatedDeltaNet) {
+  if (const auto& r = scenario.model.linear) {
     const RecurrentStateSize size = recurrent_state_size(*r, tp, 0);
     const double ssm_bytes = text(plan, "mamba_ssm_dtype.resolved", "float32") == "float32" ? 4 : 2;
     const double conv = static_cast<double>(size.conv_elements) * 2;
     const double ssm = static_cast<double>(size.ssm_elements) * ssm_bytes;
-    if (conv + ssm > 0)
-      conv_share = conv / (conv + ssm);
-  } else if (const auto& l = scenario.model.linear) {
-    const double conv_dim =
-        2.0 * l->num_key_heads * l->key_head_dim + l->num_value_heads * l->value_head_dim;
-    const double conv = conv_dim / tp * std::max(0, l->conv_kernel - 1) * 2;
-    const double ssm_bytes = text(plan, "mamba_ssm_dtype.resolved", "float32") == "float32" ? 4 : 2;
-    const double ssm = static_cast<double>(l->num_value_heads) / tp * l->key_head_dim *
-                       l->value_head_dim * ssm_bytes;
     if (conv + ssm > 0)
       conv_share = conv / (conv + ssm);
   }
