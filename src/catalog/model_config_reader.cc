@@ -267,6 +267,12 @@ Status ConfigReader::read_attention(const json& text) {
     m.qk_rope_head_dim = get_int(text, "qk_rope_head_dim", true).value_or(0);
     m.qk_nope_head_dim = get_int(text, "qk_nope_head_dim", true).value_or(0);
     m.v_head_dim = get_int(text, "v_head_dim", true).value_or(0);
+    // vLLM builds the indexer when the config has index_topk (deepseek_v2.py: is_v32).
+    if (auto topk = get_int(text, "index_topk", false)) {
+      m.index_topk = *topk;
+      m.index_head_dim = get_int(text, "index_head_dim", true).value_or(0);
+      m.index_n_heads = get_int(text, "index_n_heads", true).value_or(0);
+    }
     shape_.mla = m;
   }
   return ok_status();

@@ -33,6 +33,11 @@ struct MlaDims {
   int qk_rope_head_dim = 0;
   int qk_nope_head_dim = 0;
   int v_head_dim = 0;
+  // DeepSeek V3.2's sparse attention (DSA) indexer, where config.json has index_topk: its own
+  // fp8 key cache per layer beside the latent (vLLM models/deepseek_v2.py Indexer).
+  int index_head_dim = 0;  // 0: no indexer
+  int index_n_heads = 0;
+  int index_topk = 0;
 };
 
 struct MoeDims {
@@ -157,6 +162,8 @@ struct ModelShape {
   }
   bool is_hybrid_linear() const { return linear.has_value(); }
   bool uses_mla() const { return mla.has_value(); }
+  // DeepSeek Sparse Attention: MLA whose layers carry an indexer (V3.2, GLM-5).
+  bool uses_sparse_mla() const { return mla.has_value() && mla->index_head_dim > 0; }
   bool has_sliding_window() const { return count_layers(LayerKind::kSlidingAttention) > 0; }
   /// Full-attention layer ids (for SGLang's mambaish full_attention_layer_ids).
   std::vector<int> full_attention_layer_ids() const;

@@ -73,6 +73,15 @@ void add_attention_layer(Accumulator& acc, const ModelShape& s, bool kv_shared =
     acc.linear("attention", "layers.*.self_attn.kv_b_proj",
                m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim), tp);
     acc.linear("attention", "layers.*.self_attn.o_proj", heads * m.v_head_dim * h, tp);
+    if (m.index_head_dim > 0) {
+      // The DSA indexer, replicated on every rank (models/deepseek_v2.py Indexer): wq_b from
+      // the q latent, wk and the head weights fused and never quantized, a float32 LayerNorm.
+      const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
+      acc.linear("attention", "layers.*.self_attn.indexer.wq_b",
+                 q_in * m.index_head_dim * m.index_n_heads, 1);
+      acc.plain("attention", h * (m.index_head_dim + m.index_n_heads), 1);
+      acc.plain("attention", 2.0 * m.index_head_dim * 2, 1);  // float32 weight and bias
+    }
     return;
   }
   const double q_out = s.num_attention_heads * s.head_dim * (s.attention_output_gate ? 2.0 : 1.0);

@@ -82,7 +82,9 @@ std::vector<Gap> vllm_gaps() {
 }
 
 // vLLM's spec classes as servescope's kv_layers names them.
-std::string spec_kind(const std::string& spec_class) {
+std::string spec_kind(const std::string& spec_class, const std::string& cache_role) {
+  if (cache_role == "indexer")
+    return "mla_indexer";  // a sparse-attention indexer's key cache
   if (spec_class.find("Mamba") != std::string::npos)
     return "mamba";
   if (spec_class.find("MLA") != std::string::npos)
@@ -111,7 +113,10 @@ std::map<std::string, std::string> engine_figures(const json& record) {
   std::map<std::string, long long> counts;
   for (const json& group : record["layers"]) {
     const json& spec = group["spec"];
-    const std::string kind = spec_kind(spec.value("class", std::string()));
+    const std::string kind = spec_kind(spec.value("class", std::string()),
+                                       spec.contains("cache_role") && spec["cache_role"].is_string()
+                                           ? spec["cache_role"].get<std::string>()
+                                           : std::string());
     counts[kind] += group["count"].get<long long>();
     if (kind == "mamba") {
       double bytes = 0;
@@ -154,13 +159,12 @@ Result<Plan> plan_config(const std::string& release, const json& record, int tp,
   o.model = path.string();
   o.kv_memory_gib = 16;
   // The engine built the record with this context (a default config may have less than 4096).
-  o.command = {"vllm",
-               "serve",
-               path.string(),
-               "--max-model-len",
-               std::to_string(record.value("max_model_len", 4096)),
-               "--tensor-parallel-size",
-               std::to_string(tp)};
+  o.command = {"vllm", "serve", path.string(), "--max-model-len",
+               std::to_string(record.value("max_model_len", 4096)), "--tensor-parallel-size",
+               std::to_string(tp),
+               // The record's KV dtype is the CPU platform's; a GPU's own auto rules (GLM-5's
+               // fp8 on SM 10.x) are unit-tested (vllm_sparse_mla_test.cc).
+               "--kv-cache-dtype", record.value("dtype", std::string("auto"))};
   auto built = build_scenario(o);
   if (!built)
     return built.error();
@@ -186,7 +190,7 @@ std::map<std::string, std::string> servescope_figures(const Plan& plan) {
   }
   // Bytes per token of each attention kind (a model whose layers all keep a recurrent state
   // has none).
-  for (const char* kind : {"full", "mla", "sliding_window", "chunked_local"}) {
+  for (const char* kind : {"full", "mla", "mla_indexer", "sliding_window", "chunked_local"}) {
     if (auto b = number(fmt::format("kv_bytes_per_token.{}", kind)))
       out[fmt::format("bytes_per_token.{}", kind)] = fmt::format("{:.0f}", *b);
   }

@@ -57,6 +57,16 @@ void resolve_kv_pool(PlanContext& ctx) {
                     m.full_kv_heads > 0 ? m.full_kv_heads : m.num_kv_heads, m.kv_shared_layers),
         "R4.2", "mem_cache/memory_pool.py");
   }
+  // DeepSeek Sparse Attention (V3.2, GLM-5): SGLang keeps the indexer's keys in its NSA pool
+  // (mem_cache/memory_pool.py NSATokenToKVPool); modelled from vLLM's code only.
+  if (m.uses_sparse_mla()) {
+    ctx.finding(Severity::kWarning, "unmodelled-layer-shapes", {},
+                fmt::format("{} uses DeepSeek Sparse Attention; SGLang's NSA pool (the indexer's "
+                            "{}-element fp8 keys beside the latent) is not modelled: every layer "
+                            "is sized as plain MLA",
+                            m.model_type, m.mla->index_head_dim),
+                "R4.2", "mem_cache/memory_pool.py::NSATokenToKVPool");
+  }
   // R4.5 (draft KV): EAGLE-family speculative decoding keeps the draft's KV in the same pool.
   const bool draft_kv =
       a.speculative() && ctx.rules.draft_kv == DraftKv::kCellScaling &&

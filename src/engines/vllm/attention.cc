@@ -37,6 +37,11 @@ Backend backend_info(std::string_view name, const GpuSpec& gpu, std::int64_t def
     return {name, default_block == 64 ? 64 : 32, "UNIFORM_BATCH"};
   if (name == "CUTLASS_MLA")
     return {name, 128, "UNIFORM_SINGLE_TOKEN_DECODE"};
+  // The sparse MLA backends' kernels take multiples of 64 tokens (FlashInfer's SM 10.x one 32).
+  if (name == "FLASHINFER_MLA_SPARSE")
+    return {name, default_block == 64 ? 64 : 32, "UNIFORM_BATCH"};
+  if (name.find("MLA_SPARSE") != std::string_view::npos)
+    return {name, 64, "UNIFORM_BATCH"};
   if (name == "FLASH_ATTN_MLA" || name == "TRITON_MLA")
     return {name, default_block, "UNIFORM_BATCH"};
   return {name, default_block, "UNIFORM_BATCH"};
@@ -44,6 +49,27 @@ Backend backend_info(std::string_view name, const GpuSpec& gpu, std::int64_t def
 
 bool is_fp8(std::string_view dtype) {
   return dtype.rfind("fp8", 0) == 0;
+}
+
+// V3.2b: the sparse-attention models' own KV dtype rules
+// (model_executor/models/config.py::DeepseekV32ForCausalLM and GlmMoeDsaForCausalLM
+// .verify_and_update_config, vLLM 0.34.0).
+void sparse_mla_kv_dtype(PlanContext& ctx, std::string* kv, std::string* why) {
+  const ModelShape& m = ctx.scenario.model;
+  if (!m.uses_sparse_mla())
+    return;
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  if (m.model_type == "glm_moe_dsa" && ctx.args.cache_dtype == "auto" && !gpu.is_cpu &&
+      !gpu.is_amd && gpu.cc_major == 10) {
+    *kv = "fp8_e4m3";
+    *why =
+        "auto for GLM-5 on SM 10.x: fp8 (\"Using fp8 kv-cache for GlmMoeDsaForCausalLM on "
+        "SM10x\").";
+  } else if (ctx.args.cache_dtype == "bfloat16") {
+    *why =
+        "bfloat16 for DeepSeek V3.2's sparse attention is read as auto (\"Using bfloat16 "
+        "kv-cache for DeepSeekV3.2\").";
+  }
 }
 
 // V3.2: CacheConfig.cache_dtype → the element type (torch_utils.py::kv_cache_dtype_str_to_dtype,
@@ -96,6 +122,7 @@ void resolve_kv_dtype(PlanContext& ctx) {
     if (kv == "fp8")
       kv = "fp8_e4m3";
   }
+  sparse_mla_kv_dtype(ctx, &kv, &why);
   a.kv_dtype = kv;
   a.fp8_kv = is_fp8(kv);
   if (kv == "float32") {
@@ -128,6 +155,48 @@ void resolve_kv_dtype(PlanContext& ctx) {
   }
 }
 
+// V8.2 for DeepSeek Sparse Attention: only the sparse MLA backends accept it (the tails of
+// cuda.py::_get_backend_priorities; supports_combination filters the dense ones out).
+std::string choose_sparse_mla_backend(PlanContext& ctx, std::string* why) {
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  const ModelShape& m = ctx.scenario.model;
+  const ResolvedArgs& a = ctx.args;
+  const std::int64_t heads_per_rank = m.num_attention_heads / std::max<std::int64_t>(1, a.tp);
+  if (gpu.is_amd) {
+    *why = "Sparse MLA on ROCm: ROCM_AITER_MLA_SPARSE alone (platforms/rocm.py).";
+    return "ROCM_AITER_MLA_SPARSE";
+  }
+  if (gpu.cc_major == 10) {
+    if (a.fp8_kv) {
+      *why = "Sparse MLA with an fp8 KV cache on SM 10.x: FLASHINFER_MLA_SPARSE is preferred.";
+      return "FLASHINFER_MLA_SPARSE";
+    }
+    if (heads_per_rank <= 16) {
+      *why = fmt::format(
+          "Sparse MLA with a 16-bit KV cache and {} heads per rank (at most 16) on SM 10.x: "
+          "FLASH_ATTN_MLA_SPARSE_FA4.",
+          heads_per_rank);
+      return "FLASH_ATTN_MLA_SPARSE_FA4";
+    }
+    *why = fmt::format(
+        "Sparse MLA with a 16-bit KV cache and {} heads per rank on SM 10.x: FLASHMLA_SPARSE.",
+        heads_per_rank);
+    return "FLASHMLA_SPARSE";
+  }
+  if (gpu.cc_major == 12) {
+    *why = "Sparse MLA on SM 12.x: FLASHINFER_MLA_SPARSE_SM120 alone.";
+    return "FLASHINFER_MLA_SPARSE_SM120";
+  }
+  if (!a.fp8_kv) {
+    *why = "Sparse MLA with a 16-bit KV cache on SM 9.x: FLASH_ATTN_MLA_SPARSE.";
+    return "FLASH_ATTN_MLA_SPARSE";
+  }
+  *why =
+      "Sparse MLA with an fp8 KV cache on SM 9.x: FLASHMLA_SPARSE (FLASH_ATTN_MLA_SPARSE keeps "
+      "16-bit KV).";
+  return "FLASHMLA_SPARSE";
+}
+
 // V8.2: the first backend in priority order that accepts this model, dtype and GPU.
 std::string choose_backend(PlanContext& ctx, std::string* why) {
   const GpuSpec& gpu = ctx.scenario.hardware.gpu;
@@ -138,6 +207,8 @@ std::string choose_backend(PlanContext& ctx, std::string* why) {
     return to_upper(*forced);
   }
   const int major = gpu.cc_major;
+  if (m.uses_sparse_mla())
+    return choose_sparse_mla_backend(ctx, why);
   if (m.uses_mla()) {
     if (major == 10) {
       *why = "MLA on SM 10.x: FLASHINFER_MLA is first in the priority list.";
@@ -183,6 +254,34 @@ std::string choose_backend(PlanContext& ctx, std::string* why) {
   return "TRITON_ATTN";
 }
 
+// V3.2c: a sparse MLA backend may serve the KV cache in DeepSeek's packed fp8_ds_mla rows
+// (model_executor/layers/attention/mla_attention.py::_canonicalize_sparse_mla_kv_cache_dtype,
+// "Using fp8_ds_mla KV cache format for … backend.").
+void canonicalize_sparse_mla_format(PlanContext& ctx) {
+  ResolvedArgs& a = ctx.args;
+  if (!ctx.scenario.model.uses_sparse_mla())
+    return;
+  const bool quantized = a.fp8_kv || a.kv_dtype == "nvfp4";
+  const bool to_ds = (a.attention_backend == "FLASHMLA_SPARSE" && quantized) ||
+                     (a.attention_backend == "FLASHINFER_MLA_SPARSE_SM120" &&
+                      (a.cache_dtype == "auto" || a.fp8_kv));
+  if (!to_ds || a.kv_dtype == "fp8_ds_mla")
+    return;
+  a.kv_dtype = "fp8_ds_mla";
+  a.fp8_kv = true;
+  a.kv_bytes = 1;
+  ctx.graph().add({"kv_cache_dtype",
+                   a.kv_dtype,
+                   "",
+                   "V3.2c",
+                   fmt::format("{} serves this KV cache in DeepSeek's packed fp8_ds_mla rows "
+                               "(\"Using fp8_ds_mla KV cache format for {} backend.\").",
+                               a.attention_backend, a.attention_backend),
+                   "vllm/model_executor/layers/attention/mla_attention.py::"
+                   "_canonicalize_sparse_mla_kv_cache_dtype",
+                   {"arg.cache_dtype", "attention_backend"}});
+}
+
 }  // namespace
 
 void resolve_attention(PlanContext& ctx) {
@@ -203,6 +302,7 @@ void resolve_attention(PlanContext& ctx) {
               : "The CPU platform's attention backend.";
   } else {
     a.attention_backend = choose_backend(ctx, &why);
+    canonicalize_sparse_mla_format(ctx);
   }
   g.add({"attention_backend",
          a.attention_backend,

@@ -32,7 +32,7 @@ struct Grouping {
 };
 
 bool is_attention(SpecKind k) {
-  return k == SpecKind::kFull || k == SpecKind::kMla;
+  return k == SpecKind::kFull || k == SpecKind::kMla || k == SpecKind::kMlaIndexer;
 }
 
 // The token-slot "type" of UniformTypeKVCacheSpecs.is_uniform_type.
@@ -153,7 +153,8 @@ struct Sizing {
 std::int64_t max_usage(const LayerSpec& s, const Sizing& z) {
   switch (s.kind) {
     case SpecKind::kFull:
-    case SpecKind::kMla: {
+    case SpecKind::kMla:
+    case SpecKind::kMlaIndexer: {
       const std::int64_t len = z.cp > 1 ? cdiv(z.max_model_len, z.cp) : z.max_model_len;
       return cdiv(len, s.block_size) * s.page_bytes;
     }

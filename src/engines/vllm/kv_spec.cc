@@ -32,6 +32,8 @@ std::string_view kind_name(SpecKind k) {
       return "mla";
     case SpecKind::kMamba:
       return "mamba";
+    case SpecKind::kMlaIndexer:
+      return "mla_indexer";
   }
   return "?";
 }
@@ -296,6 +298,11 @@ void resolve_kv_specs(PlanContext& ctx) {
   if (!mla && m.full_kv_heads > 0)
     full_shape.heads = std::max<std::int64_t>(1, m.full_kv_heads / a.tp);
   const std::int64_t full_page = attention_page(a, full_shape, mla, a.block_size);
+  // DeepSeek Sparse Attention: one fp8 key of index_head_dim bytes per token and layer plus a
+  // float32 scale per 128 of them (models/deepseek_v2.py Indexer: DeepseekV32IndexerCache).
+  const std::int64_t indexer_page =
+      m.uses_sparse_mla() ? a.block_size * (m.mla->index_head_dim + m.mla->index_head_dim / 128 * 4)
+                          : 0;
   std::vector<LayerKind> kinds = m.layer_kinds;
   const LayerKind draft_kind = mla ? LayerKind::kMla : LayerKind::kFullAttention;
   for (int i = 0; i < a.draft_layers; ++i)
@@ -327,6 +334,13 @@ void resolve_kv_specs(PlanContext& ctx) {
       case LayerKind::kMla:
         s.kind = SpecKind::kMla;
         s.page_bytes = attn_page;
+        if (indexer_page > 0) {
+          // The indexer's key cache registers before its layer's latent (deepseek_v2.py).
+          LayerSpec index = s;
+          index.kind = SpecKind::kMlaIndexer;
+          index.page_bytes = indexer_page;
+          ctx.specs.push_back(index);
+        }
         break;
       case LayerKind::kSlidingAttention:
         s.page_bytes = attn_page;
@@ -359,12 +373,12 @@ void resolve_kv_specs(PlanContext& ctx) {
       ctx.specs.push_back(state);
     }
   }
-  int counts[5] = {0, 0, 0, 0, 0};
+  int counts[6] = {0, 0, 0, 0, 0, 0};
   for (const LayerSpec& s : ctx.specs)
     ++counts[static_cast<int>(s.kind)];
   std::string summary;
-  for (SpecKind k : {SpecKind::kFull, SpecKind::kMla, SpecKind::kSlidingWindow,
-                     SpecKind::kChunkedLocal, SpecKind::kMamba}) {
+  for (SpecKind k : {SpecKind::kFull, SpecKind::kMla, SpecKind::kMlaIndexer,
+                     SpecKind::kSlidingWindow, SpecKind::kChunkedLocal, SpecKind::kMamba}) {
     if (counts[static_cast<int>(k)] > 0) {
       summary += fmt::format("{}{} {}", summary.empty() ? "" : " + ", counts[static_cast<int>(k)],
                              kind_name(k));
@@ -401,8 +415,8 @@ void resolve_kv_specs(PlanContext& ctx) {
     break;
   }
   // Each kind's bytes per token (its page over its tokens), for kinds whose shapes differ.
-  for (SpecKind k :
-       {SpecKind::kFull, SpecKind::kMla, SpecKind::kSlidingWindow, SpecKind::kChunkedLocal}) {
+  for (SpecKind k : {SpecKind::kFull, SpecKind::kMla, SpecKind::kMlaIndexer,
+                     SpecKind::kSlidingWindow, SpecKind::kChunkedLocal}) {
     auto it = std::find_if(ctx.specs.begin(), ctx.specs.end(),
                            [&](const LayerSpec& s) { return s.kind == k; });
     if (it == ctx.specs.end())
@@ -420,8 +434,12 @@ void resolve_kv_specs(PlanContext& ctx) {
          attn_page,
          "bytes",
          "V3.3",
-         mla ? fmt::format("MLA: block {} × {} elements × {} bytes.", a.block_size, shape.head_size,
-                           a.kv_bytes)
+         mla ? (a.kv_dtype == "fp8_ds_mla"
+                    ? fmt::format("MLA in fp8_ds_mla: block {} × 656-byte rows (fp8 latent, "
+                                  "scales, 16-bit rope).",
+                                  a.block_size)
+                    : fmt::format("MLA: block {} × {} elements × {} bytes.", a.block_size,
+                                  shape.head_size, a.kv_bytes))
              : fmt::format("block {} × {} heads × (K {} + V {}) × {} bytes.", a.block_size,
                            shape.heads, shape.head_size, shape.head_size_v, a.kv_bytes),
          std::string(kInterface) + "::AttentionSpec.page_size_bytes",

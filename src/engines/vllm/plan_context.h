@@ -62,7 +62,8 @@ struct ResolvedArgs {
 };
 
 /// One attention or mamba layer's KV spec on one worker (vllm/v1/kv_cache_interface.py).
-enum class SpecKind { kFull, kSlidingWindow, kChunkedLocal, kMla, kMamba };
+// kMlaIndexer: a sparse-attention indexer's key cache (MLAAttentionSpec, cache_role INDEXER).
+enum class SpecKind { kFull, kSlidingWindow, kChunkedLocal, kMla, kMamba, kMlaIndexer };
 
 struct LayerSpec {
   int layer = 0;  // index in the model (drafter layers follow the target's)
