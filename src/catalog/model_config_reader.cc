@@ -203,11 +203,14 @@ Status ConfigReader::read_attention(const json& text) {
   shape_.num_layers = get_int(text, "num_hidden_layers", !from_pattern.has_value())
                           .value_or(from_pattern.value_or(0));
   shape_.hidden_size = get_int(text, "hidden_size", true).value_or(0);
-  shape_.num_attention_heads = get_int(text, "num_attention_heads", true).value_or(0);
+  // A Mamba model has no attention and no heads (data/recurrent-state.tsv "=mamba").
+  const bool attention_free = recurrent_attention_free(shape_.model_type);
+  shape_.num_attention_heads = get_int(text, "num_attention_heads", !attention_free).value_or(0);
   shape_.vocab_size = get_int(text, "vocab_size", true).value_or(0);
   if (!missing_.empty())
     return error(fmt::format("field '{}' is missing or invalid", missing_));
-  if (shape_.num_layers <= 0 || shape_.hidden_size <= 0 || shape_.num_attention_heads <= 0) {
+  if (shape_.num_layers <= 0 || shape_.hidden_size <= 0 ||
+      (shape_.num_attention_heads <= 0 && !attention_free)) {
     return error(fmt::format("{}, {} and {} must be positive", field("num_hidden_layers"),
                              field("hidden_size"), field("num_attention_heads")));
   }
@@ -220,8 +223,9 @@ Status ConfigReader::read_attention(const json& text) {
     }
   }
   // ModelConfig._derive_model_shapes: head_dim defaults to hidden // heads, v_head_dim to it.
-  shape_.head_dim =
-      get_int(text, "head_dim", false).value_or(shape_.hidden_size / shape_.num_attention_heads);
+  shape_.head_dim = attention_free ? 0
+                                   : get_int(text, "head_dim", false)
+                                         .value_or(shape_.hidden_size / shape_.num_attention_heads);
   shape_.v_head_dim = shape_.head_dim;
   shape_.intermediate_size = get_int(text, "intermediate_size", false).value_or(0);
   // Class defaults when config.json omits the key: the Gemma configs tie the LM head to the
@@ -559,6 +563,7 @@ Status ConfigReader::read_context_length(const json& text) {
   }
   shape_.context_length = 2048;
   shape_.context_length_field = "none (SGLang's fallback 2048)";
+  shape_.context_length_assumed = true;
   return ok_status();
 }
 

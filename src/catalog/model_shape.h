@@ -1,6 +1,7 @@
 // ModelShape: what servescope needs to know about a model, read from its config.json.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -114,9 +115,10 @@ struct ModelShape {
   int vocab_size = 0;
   bool tie_word_embeddings = false;
   bool attention_bias = false;
-  bool attention_output_gate = false;  // Qwen3-Next/3.5 q_proj doubles for the gate
-  std::int64_t context_length = 0;     // SGLang get_context_length semantics
-  std::string context_length_field;    // which field it came from
+  bool attention_output_gate = false;   // Qwen3-Next/3.5 q_proj doubles for the gate
+  std::int64_t context_length = 0;      // SGLang get_context_length semantics
+  std::string context_length_field;     // which field it came from
+  bool context_length_assumed = false;  // no key declares it: the engines' fallback 2048
   int sliding_window = 0;
   // The config's window when it applies to every attention layer: sliding_window set and no
   // layer_types listing which layers slide (Mistral v0.1, Phi-3/4). vLLM then windows every layer
@@ -161,6 +163,15 @@ struct ModelShape {
     return ffn_layers.empty() || ffn_layers[static_cast<std::size_t>(layer)];
   }
   bool is_hybrid_linear() const { return linear.has_value(); }
+  // Every layer keeps a recurrent state and none attends (Mamba, Mamba2): the engines call it
+  // attention-free (vLLM ModelConfig.is_attention_free).
+  bool attention_free() const {
+    return linear.has_value() &&
+           std::none_of(layer_kinds.begin(), layer_kinds.end(), [](LayerKind k) {
+             return k == LayerKind::kFullAttention || k == LayerKind::kSlidingAttention ||
+                    k == LayerKind::kMla;
+           });
+  }
   bool uses_mla() const { return mla.has_value(); }
   // DeepSeek Sparse Attention: MLA whose layers carry an indexer (V3.2, GLM-5).
   bool uses_sparse_mla() const { return mla.has_value() && mla->index_head_dim > 0; }

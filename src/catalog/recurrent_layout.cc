@@ -22,6 +22,8 @@ struct RecurrentRow {
   std::vector<std::string> layer_keys;
   bool one_block_per_layer = false;
   bool parallel = false;  // blocks "parallel": attention and the mixer side by side in every layer
+  // layers "=mamba": every layer is the mixer, none has attention (MambaForCausalLM).
+  bool attention_free = false;
 };
 
 const std::map<std::string, RecurrentRow, std::less<>>& rows() {
@@ -47,6 +49,8 @@ const std::map<std::string, RecurrentRow, std::less<>>& rows() {
       }
       r.one_block_per_layer = c[10] == "one";
       r.parallel = c[10] == "parallel";
+      r.attention_free =
+          r.layer_keys.size() == 1 && (r.layer_keys[0] == "=mamba" || r.layer_keys[0] == "=conv");
       out->emplace(std::string(c[0]), std::move(r));
     }
     return out;
@@ -78,11 +82,17 @@ std::optional<double> product(const json& text, std::string_view expr, std::stri
 }
 
 // An expression of data/recurrent-state.tsv as an integer: the first alternative that is set.
+// `missing` names the first alternative's unset field when none is set.
 std::optional<int> evaluate(const json& text, std::string_view expr, std::string& missing) {
+  std::string first_missing;
   for (std::string_view alternative : split(expr, '|')) {
-    if (auto v = product(text, alternative, missing))
+    std::string unset;
+    if (auto v = product(text, alternative, unset))
       return static_cast<int>(std::floor(*v));  // vLLM: int(mamba_expand * hidden_size)
+    if (first_missing.empty())
+      first_missing = unset;
   }
+  missing = first_missing;
   return std::nullopt;
 }
 
@@ -123,6 +133,9 @@ Result<std::vector<std::string>> layer_names(const json& text, const RecurrentRo
   if (row.parallel)  // every layer is attention, with the mixer beside it
     return std::vector<std::string>(static_cast<std::size_t>(num_layers), "parallel");
   for (const std::string& key : row.layer_keys) {
+    // "=NAME": every layer is NAME (a Mamba model: each layer is the mixer alone).
+    if (key.size() > 1 && key[0] == '=')
+      return std::vector<std::string>(static_cast<std::size_t>(num_layers), key.substr(1));
     if (auto slash = key.find('/'); slash != std::string::npos) {
       const std::string period_key = key.substr(0, slash), offset_key = key.substr(slash + 1);
       if (!is_set(text, period_key))
@@ -163,11 +176,16 @@ bool has_recurrent_layout(std::string_view model_type) {
   return rows().count(model_type) > 0;
 }
 
+bool recurrent_attention_free(std::string_view model_type) {
+  auto row = rows().find(model_type);
+  return row != rows().end() && row->second.attention_free;
+}
+
 std::optional<int> recurrent_layer_count(std::string_view model_type, const json& text) {
   auto row = rows().find(model_type);
   if (row == rows().end())
     return std::nullopt;
-  if (row->second.parallel)
+  if (row->second.parallel || row->second.attention_free)
     return std::nullopt;
   auto names = layer_names(text, row->second, "", 0);
   if (!names || names->empty())

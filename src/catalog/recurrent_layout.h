@@ -18,6 +18,8 @@ namespace servescope {
 
 /// Whether data/recurrent-state.tsv has a row for the model type.
 bool has_recurrent_layout(std::string_view model_type);
+// Whether the model_type's every layer is a recurrent mixer (no attention heads in its config).
+bool recurrent_attention_free(std::string_view model_type);
 
 /// The number of layers the config's layer list or pattern gives, when num_hidden_layers is
 /// absent (transformers derives it from them for Nemotron-H).

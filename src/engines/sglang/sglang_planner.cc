@@ -120,6 +120,14 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   plan.rules_date = scenario.version.main_date;
   plan.release = scenario.version.release;
   plan.version_basis = scenario.version.basis;
+  // SGLang sizes an attention-free model's pools on a path of its own (no KV pool at all);
+  // servescope has modelled it from vLLM's code only.
+  if (scenario.model.attention_free()) {
+    return fail(fmt::format(
+        "{} ({}) has no attention layer: SGLang's pools for an attention-free model are not "
+        "modelled yet; plan it on vLLM (--engine vllm), whose layout is checked",
+        scenario.model.architecture, scenario.model.model_type));
+  }
   SglangInputs inputs(scenario.command, plan.graph);
   const RuleVariant variant =
       rules_for_date(scenario.version.main_date, scenario.version.cherry_picks);

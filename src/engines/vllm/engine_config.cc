@@ -47,7 +47,8 @@ Status resolve_max_model_len(PlanContext& ctx) {
           m.context_length_field, "The longest context the model's config.json declares.");
   auto user = ctx.in.optional_integer("max_model_len", "tokens");
   a.auto_fit_max_model_len = user && *user == -1;
-  if (user && *user > m.context_length) {
+  // _get_and_verify_max_len: a config that declares no length takes a typed one as it is.
+  if (user && *user > m.context_length && !m.context_length_assumed) {
     const auto env = ctx.scenario.environment.find("VLLM_ALLOW_LONG_MAX_MODEL_LEN");
     if (env == ctx.scenario.environment.end() || env->second != "1") {
       return fail(fmt::format(
@@ -90,14 +91,19 @@ void resolve_cache_defaults(PlanContext& ctx) {
        std::string(kArgUtils) + "::EngineArgs._set_default_chunked_prefill_and_prefix_caching_args",
        {"arg.enable_chunked_prefill"}});
   auto prefix = ctx.in.optional_boolean("enable_prefix_caching");
-  a.prefix_caching = prefix.value_or(!hybrid || ctx.rules.hybrid_prefix_caching_default);
+  // Attention-free models do not support prefix caching (ModelConfig.is_prefix_caching_supported:
+  // "the feature is still experimental"), so the default leaves it off.
+  const bool attention_free = m.attention_free();
+  a.prefix_caching =
+      prefix.value_or(!attention_free && (!hybrid || ctx.rules.hybrid_prefix_caching_default));
   g.add(
       {"enable_prefix_caching",
        a.prefix_caching,
        "",
        "V6.3",
-       std::string(prefix    ? "As typed."
-                   : !hybrid ? "On by default for decoder models."
+       std::string(prefix           ? "As typed."
+                   : attention_free ? "Attention-free models do not support prefix caching: off."
+                   : !hybrid        ? "On by default for decoder models."
                    : ctx.rules.hybrid_prefix_caching_default
                        ? "On by default for hybrid models too since 2026-08-04 (#50991), in the "
                          "align mode."

@@ -231,7 +231,23 @@ void resolve_kv_specs(PlanContext& ctx) {
 
   // V3.5 hybrid attention/mamba block alignment.
   std::int64_t mamba_page = 0;
-  if (m.is_hybrid_linear()) {
+  std::int64_t mamba_block = a.block_size;
+  if (m.attention_free()) {
+    // No attention page to align to: the state's block is the whole context in the none mode
+    // (models/config.py::MambaModelConfig.verify_and_update_config: mamba_block_size =
+    // max_model_len), the block size with prefix caching typed.
+    mamba_page = recurrent_state_page(ctx, a.spec_k);
+    mamba_block = a.mamba_cache_mode == "none" ? a.max_model_len : a.block_size;
+    g.add({"mamba_block_size",
+           mamba_block,
+           "tokens",
+           "V3.5",
+           a.mamba_cache_mode == "none"
+               ? "Attention-free, no prefix caching: one state block covers max_model_len."
+               : "Prefix caching typed: the state's block is the block size.",
+           "vllm/model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
+           {"max_model_len", "mamba_cache_mode", "block_size"}});
+  } else if (m.is_hybrid_linear()) {
     mamba_page = recurrent_state_page(ctx, a.spec_k);
     const std::int64_t attn_1tok = attention_page(a, shape, mla, 1);
     // platforms/interface.py::_align_hybrid_block_size (first in 0.25.0, wheel diff): the
@@ -357,6 +373,8 @@ void resolve_kv_specs(PlanContext& ctx) {
       case LayerKind::kLinearAttention:
         s.kind = SpecKind::kMamba;
         s.page_bytes = mamba_page;
+        if (m.attention_free())
+          s.block_size = mamba_block;
         s.spec_blocks = a.spec_k;
         break;
       case LayerKind::kNone:
@@ -431,17 +449,18 @@ void resolve_kv_specs(PlanContext& ctx) {
            {"kv_layers"}});
   }
   g.add({"kv_page_bytes",
-         attn_page,
+         m.attention_free() ? mamba_page : attn_page,
          "bytes",
          "V3.3",
-         mla ? (a.kv_dtype == "fp8_ds_mla"
-                    ? fmt::format("MLA in fp8_ds_mla: block {} × 656-byte rows (fp8 latent, "
-                                  "scales, 16-bit rope).",
-                                  a.block_size)
-                    : fmt::format("MLA: block {} × {} elements × {} bytes.", a.block_size,
-                                  shape.head_size, a.kv_bytes))
-             : fmt::format("block {} × {} heads × (K {} + V {}) × {} bytes.", a.block_size,
-                           shape.heads, shape.head_size, shape.head_size_v, a.kv_bytes),
+         m.attention_free() ? "No attention layer: each layer's page is its recurrent state."
+         : mla              ? (a.kv_dtype == "fp8_ds_mla"
+                                   ? fmt::format("MLA in fp8_ds_mla: block {} × 656-byte rows (fp8 latent, "
+                                                              "scales, 16-bit rope).",
+                                                 a.block_size)
+                                   : fmt::format("MLA: block {} × {} elements × {} bytes.", a.block_size,
+                                                 shape.head_size, a.kv_bytes))
+               : fmt::format("block {} × {} heads × (K {} + V {}) × {} bytes.", a.block_size,
+                             shape.heads, shape.head_size, shape.head_size_v, a.kv_bytes),
          std::string(kInterface) + "::AttentionSpec.page_size_bytes",
          {"block_size", "kv_heads_per_rank", "kv_head_size", "kv_element_bytes"}});
   if (ctx.in.setting_for("kv_cache_dtype_skip_layers") != nullptr) {
