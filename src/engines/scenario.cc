@@ -19,13 +19,22 @@ std::optional<double>* calibration_field(Calibration& c, std::string_view name) 
     return &c.cuda_graph_gib;
   if (name == "kv_memory")
     return &c.kv_memory_gib;
+  if (name == "free_after_warmup")
+    return &c.free_after_warmup_gib;
+  if (name == "kv_committed")
+    return &c.kv_committed_gib;
+  if (name == "transient_peak")
+    return &c.transient_peak_gib;
+  if (name == "torch_growth")
+    return &c.torch_growth_gib;
   return nullptr;
 }
 
 const std::vector<std::string>& calibration_field_names() {
   static const std::vector<std::string> kNames = {
-      "free_before_load", "free_after_load", "total_memory", "weights",
-      "activation_peak",  "non_torch",       "cuda_graph",   "kv_memory"};
+      "free_before_load",  "free_after_load", "total_memory",   "weights",
+      "activation_peak",   "non_torch",       "cuda_graph",     "kv_memory",
+      "free_after_warmup", "kv_committed",    "transient_peak", "torch_growth"};
   return kNames;
 }
 

@@ -47,6 +47,16 @@ struct Calibration {
   std::optional<double> non_torch_gib;
   std::optional<double> cuda_graph_gib;
   std::optional<double> kv_memory_gib;
+  // vLLM 0.34's 'Memory after warmup' line (extensible KV cache): free memory after warmup,
+  // the bytes committed to the KV cache, the transient peak and torch's reservation growth.
+  std::optional<double> free_after_warmup_gib;
+  std::optional<double> kv_committed_gib;
+  std::optional<double> transient_peak_gib;
+  std::optional<double> torch_growth_gib;
+  // What a log shows of the extensible KV cache: true with 'Memory after warmup', false when it
+  // shows the cache sized from the profile instead (the KV size line or the CUDA-graph estimate
+  // without it); unset without a log.
+  std::optional<bool> kv_measured_after_warmup;
   double rounding_gib = 0;
   std::string source;  // "--free-before-load/--free-after-load" or "log FILE:LINE"
 };

@@ -8,6 +8,7 @@
 #include "engines/shared_sysmem.h"
 #include "engines/vllm/capacity_rules.h"
 #include "engines/vllm/cpu_platform.h"
+#include "engines/vllm/extensible_kv_cache.h"
 
 namespace servescope::vllm {
 namespace {
@@ -349,10 +350,10 @@ Status resolve_engine_config(PlanContext& ctx) {
     return st;
   if (Status st = resolve_max_model_len(ctx); !st)
     return st;
-  ctx.args.gpu_memory_utilization =
-      ctx.in.real("gpu_memory_utilization", ctx.rules.default_gpu_memory_utilization);
   ctx.args.kv_cache_memory_bytes = ctx.in.optional_integer("kv_cache_memory_bytes", "bytes");
   ctx.args.num_gpu_blocks_override = ctx.in.optional_integer("num_gpu_blocks_override", "blocks");
+  if (Status st = resolve_extensible_kv_cache(ctx); !st)
+    return st;
   resolve_cache_defaults(ctx);
   resolve_batch_limits(ctx);
   return resolve_speculative(ctx);

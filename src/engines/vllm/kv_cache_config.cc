@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "engines/vllm/capacity_rules.h"
+#include "engines/vllm/extensible_kv_cache.h"
 
 namespace servescope::vllm {
 namespace {
@@ -281,6 +282,64 @@ std::vector<std::pair<int, int>> pp_stages(int layers, int pp) {
   return out;
 }
 
+// V2.9: the blocks the measured bytes hold, each layer's segment rounded to the 2 MiB granule
+// (ExtensibleKVCache.blocks_within; utils/extensible_tensor.py::_MIN_GRANULARITY), at most the
+// capacity. Regions: one per layer, or per shared tensor where groups alias them.
+std::int64_t measured_blocks(PlanContext& ctx, const Grouping& gr, const std::vector<Group>& w0,
+                             std::int64_t capacity) {
+  Derivation& g = ctx.graph();
+  std::vector<std::int64_t> strides;
+  if (gr.kind == Grouping::Kind::kUniformType) {
+    for (int l : w0.front().layers)
+      strides.push_back(gr.specs[static_cast<std::size_t>(l)].page_bytes);
+  } else {
+    strides.assign(group_size_of(w0), gr.groups.front().spec.page_bytes);
+  }
+  constexpr std::int64_t kGranule = 2 << 20;
+  const auto measured = static_cast<std::int64_t>(g.value("measured_kv_cache_bytes").as_number());
+  const std::int64_t n = blocks_within(measured, strides, capacity, kGranule);
+  const Node* bytes_node = g.find("measured_kv_cache_bytes");
+  const bool estimated = bytes_node != nullptr && bytes_node->origin == Origin::kEstimate;
+  g.add(
+      {"num_gpu_blocks",
+       n,
+       "blocks",
+       "V2.9",
+       fmt::format("{}The most blocks whose {} segments, each rounded up to 2 MiB, fit the "
+                   "measured {} bytes{} (\"Memory after warmup: … {} KV cache blocks … fit within "
+                   "the requested …\").",
+                   estimated ? "~" : "", strides.size(), measured,
+                   n == capacity ? ", capped at the capacity" : "", n),
+       "vllm/v1/worker/extensible_kv_cache.py::ExtensibleKVCache.blocks_within",
+       {"measured_kv_cache_bytes", "num_gpu_blocks.capacity", "kv_page_bytes"},
+       estimated ? Origin::kEstimate : Origin::kDerived});
+  return n;
+}
+
+// V2.9: an auto-fit max_model_len is redone on the measured blocks less the null block
+// (kv_cache_planning.py::finalize_extensible_kv_cache, after_warmup=True).
+void refit_after_warmup(PlanContext& ctx, const Grouping& gr,
+                        const std::vector<std::vector<Group>>& workers, Sizing& z,
+                        std::int64_t blocks) {
+  const std::int64_t page = gr.groups.front().spec.page_bytes;
+  const auto gs = static_cast<std::int64_t>(group_size_of(workers.front()));
+  const std::int64_t per_block = gr.kind == Grouping::Kind::kUniformType ? page : page * gs;
+  std::int64_t fit = z.max_model_len;
+  for (const auto& w : workers)
+    fit = std::min(fit, fit_max_model_len(gr, w, z, (blocks - 1) * per_block));
+  if (fit <= 0 || fit == z.max_model_len)
+    return;
+  ctx.args.max_model_len = fit;
+  z.max_model_len = fit;
+  ctx.graph().add({"max_model_len",
+                   fit,
+                   "tokens",
+                   "V2.9",
+                   fmt::format("Auto-fit redone after warmup on the measured {} blocks.", blocks),
+                   "vllm/v1/core/kv_cache_planning.py::finalize_extensible_kv_cache",
+                   {"num_gpu_blocks", "kv_cache_groups"}});
+}
+
 }  // namespace
 
 void resolve_kv_cache(PlanContext& ctx) {
@@ -437,8 +496,19 @@ void resolve_kv_cache(PlanContext& ctx) {
     why = fmt::format("--num-gpu-blocks-override replaces the profiled {} blocks.", blocks);
     blocks = *a.num_gpu_blocks_override;
   }
-  g.add({"num_gpu_blocks", blocks, "blocks", "V4.2", why,
-         std::string(kUtils) + "::get_kv_cache_config_from_groups", inputs});
+  if (a.extensible_kv_cache) {
+    // V2.9: the profile's figure is the capacity reserved in address space; warmup measures
+    // what is committed (kv_cache_planning.py::finalize_extensible_kv_cache).
+    g.add({"num_gpu_blocks.capacity", blocks, "blocks", "V2.9",
+           "The address space reserved before warmup: " + why,
+           std::string(kUtils) + "::get_kv_cache_config_from_groups", inputs});
+    blocks = measured_blocks(ctx, gr, workers.front(), blocks);
+    if (a.auto_fit_max_model_len)
+      refit_after_warmup(ctx, gr, workers, z, blocks);
+  } else {
+    g.add({"num_gpu_blocks", blocks, "blocks", "V4.2", why,
+           std::string(kUtils) + "::get_kv_cache_config_from_groups", inputs});
+  }
   g.add({"usable_gpu_blocks",
          std::max<std::int64_t>(0, blocks - 1),
          "blocks",

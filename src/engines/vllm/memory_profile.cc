@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "engines/shared_sysmem.h"
 #include "engines/vllm/capacity_rules.h"
+#include "engines/vllm/extensible_kv_cache.h"
 
 namespace servescope::vllm {
 namespace {
@@ -102,6 +103,26 @@ double device_total_gib(PlanContext& ctx) {
   return t;
 }
 
+namespace {
+
+// V2.9: the graphs' pool the measurement sees (the log's actual figure, else the estimate),
+// then the measured KV size.
+void resolve_extensible_memory(PlanContext& ctx, ProfileFigures p) {
+  const Calibration& cal = ctx.scenario.calibration;
+  const bool graphs = ctx.args.cudagraph_mode != "NONE" && !ctx.args.enforce_eager;
+  p.graph_pool_gib = !graphs ? 0 : cal.cuda_graph_gib.value_or(kCudaGraphGib);
+  ctx.graph().input("cuda_graph_pool_gib", p.graph_pool_gib, "GiB",
+                    cal.cuda_graph_gib && graphs ? Origin::kCalibration : Origin::kEstimate,
+                    !graphs ? "no CUDA graphs are captured"
+                    : cal.cuda_graph_gib
+                        ? "the log's actual CUDAGraph memory"
+                        : "estimate: the v0.19.0 sweep's graph pools took 0.5–1.9 GiB",
+                    "The CUDA graphs' pool, resident when the cache is measured.");
+  resolve_measured_kv(ctx, p);
+}
+
+}  // namespace
+
 void resolve_memory_profile(PlanContext& ctx) {
   ResolvedArgs& a = ctx.args;
   Derivation& g = ctx.graph();
@@ -128,6 +149,9 @@ void resolve_memory_profile(PlanContext& ctx) {
          "V2.1",
          ctx.in.setting_for("gpu_memory_utilization") != nullptr
              ? "As typed: a fraction of the device's total memory."
+         : a.extensible_kv_cache
+             ? "Unset with the extensible KV cache: 1.0, the whole device "
+               "(CacheConfig.resolved_gpu_memory_utilization); the cache is measured instead."
              : fmt::format("vLLM's default on this date ({}).",
                            ctx.rules.default_gpu_memory_utilization == 0.92
                                ? "0.92 since #38284, 2026-04-21"
@@ -222,7 +246,8 @@ void resolve_memory_profile(PlanContext& ctx) {
                   "V2.1", "vllm/v1/worker/utils.py::request_memory");
     }
   }
-  if (free_at_start * kGiB < requested_bytes) {
+  // V2.9: request_memory skips the startup check when the cache is measured after warmup.
+  if (free_at_start * kGiB < requested_bytes && !a.extensible_kv_cache) {
     const std::string error = fmt::format(
         "ValueError: Free memory on device ({:.2f}/{:.2f} GiB) on startup is less than desired "
         "GPU memory utilization ({}, {:.2f} GiB). Decrease GPU memory utilization or reduce GPU "
@@ -372,7 +397,11 @@ void resolve_memory_profile(PlanContext& ctx) {
                               ctx.rules.cudagraph_profiling == CudaGraphProfiling::kDefaultOn
                                   ? "1 since #38284"
                                   : "0 before #38284");
-  if (ctx.rules.cudagraph_profiling == CudaGraphProfiling::kAbsent) {
+  if (a.extensible_kv_cache) {
+    applied_why =
+        "With the extensible KV cache profile_cudagraph_memory returns 0: the graphs' pool is "
+        "measured after capture instead (V2.9).";
+  } else if (ctx.rules.cudagraph_profiling == CudaGraphProfiling::kAbsent) {
     applied_why =
         "This version does not estimate CUDA-graph memory before sizing the KV cache "
         "(#30515, 2026-03-07).";
@@ -387,7 +416,8 @@ void resolve_memory_profile(PlanContext& ctx) {
                          : "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is 0: the estimate is only "
                            "logged, not subtracted.";
   }
-  if (ctx.rules.cudagraph_profiling != CudaGraphProfiling::kAbsent && graphs) {
+  if (ctx.rules.cudagraph_profiling != CudaGraphProfiling::kAbsent && graphs &&
+      !a.extensible_kv_cache) {
     if (cal.cuda_graph_gib) {
       graph_estimate = *cal.cuda_graph_gib;
       g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kCalibration,
@@ -448,6 +478,9 @@ void resolve_memory_profile(PlanContext& ctx) {
            kWorker,
            {"available_kv_cache_memory_bytes"}});
   }
+  if (a.extensible_kv_cache)
+    resolve_extensible_memory(
+        ctx, {free_at_start, weights, activation, non_torch, 0, requested_bytes, weights_id});
   plan.memory.push_back({"weights W", weights, cal.weights_gib ? "log" : "estimate"});
   plan.memory.push_back(
       {"activation peak A", activation, cal.activation_peak_gib ? "log" : "estimate"});
@@ -455,6 +488,19 @@ void resolve_memory_profile(PlanContext& ctx) {
   if (graph_applied > 0)
     plan.memory.push_back(
         {"CUDA graphs G", graph_applied, cal.cuda_graph_gib ? "log" : "estimate"});
+  if (a.extensible_kv_cache) {
+    const bool measured_from_log = g.find("measured_kv_cache_bytes")->origin != Origin::kEstimate;
+    plan.memory.push_back({"KV capacity (address space, V2.9)",
+                           gib(g, "available_kv_cache_memory_bytes") / kGiB,
+                           cal.kv_memory_gib ? "log" : "rule"});
+    plan.memory.push_back({"CUDA graph pool", gib(g, "cuda_graph_pool_gib"),
+                           cal.cuda_graph_gib ? "log" : "estimate"});
+    plan.memory.push_back({"margin (V2.9)", gib(g, "kv_cache_margin_gib"), "rule"});
+    plan.memory.push_back({"KV cache measured after warmup",
+                           gib(g, "measured_kv_cache_bytes") / kGiB,
+                           measured_from_log ? "log" : "estimate"});
+    return;
+  }
   plan.memory.push_back({"KV cache", gib(g, "available_kv_cache_memory_bytes") / kGiB,
                          cal.kv_memory_gib ? "log" : "rule"});
 }

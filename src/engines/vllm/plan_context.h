@@ -22,6 +22,9 @@ struct ResolvedArgs {
   std::int64_t max_model_len = 0;
   bool auto_fit_max_model_len = false;  // --max-model-len -1 / auto
   double gpu_memory_utilization = 0.92;
+  bool utilization_typed = false;
+  // V2.9: the extensible KV cache (0.34.0+), sized after warmup from measured memory.
+  bool extensible_kv_cache = false;
   std::optional<std::int64_t> kv_cache_memory_bytes;
   std::optional<std::int64_t> num_gpu_blocks_override;
   std::optional<std::int64_t> user_block_size;

@@ -65,6 +65,8 @@ std::vector<FlagSpec> build_capacity_flags() {
                     "1", "Prefill context parallelism: each rank holds 1/pcp of a request's KV.")),
            1)
       .aliases = {"-pcp"};
+  boolean("--enable-elastic-ep", "enable_elastic_ep", "False",
+          "Elastic expert parallelism (scale-up reuses the profiled KV size).");
   boolean("--enable-expert-parallel", "enable_expert_parallel", "False",
           "Experts are split across ranks instead of tensor-parallel.");
   {
@@ -129,6 +131,9 @@ std::vector<FlagSpec> build_capacity_flags() {
   add(flag("--kv-cache-dtype-skip-layers", "kv_cache_dtype_skip_layers", T::kString, "[]",
            "Layers (indices or sliding_window) kept at the model dtype under a quantized KV "
            "cache."));
+  boolean("--enable-extensible-kv-cache", "enable_extensible_kv_cache",
+          "None (on for CUDA and ROCm from 0.34.0)",
+          "Size the KV cache from the memory measured after warmup (driver-mapped, growable).");
   boolean("--enable-prefix-caching", "enable_prefix_caching",
           "None (on, except hybrid, attention-free and encoder-decoder models)",
           "Prefix caching; on hybrid models it switches the mamba cache mode.");

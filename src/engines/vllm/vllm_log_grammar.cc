@@ -423,6 +423,8 @@ LineKind VllmLogGrammar::dispatch(std::string_view m, std::string_view level) {
   }
   if (c0 == 'I' && starts_with(m, "Initializing a"))
     return engine_config(m);
+  if (LineKind k = extensible_line(m); k != LineKind::kUnknown)
+    return k;
   if (LineKind k = capacity_line(m); k != LineKind::kUnknown)
     return k;
   if (LineKind k = memory_line(m); k != LineKind::kUnknown)

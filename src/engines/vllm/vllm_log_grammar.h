@@ -51,7 +51,15 @@
 //                         requested_gib, weights_gib, activation_peak_gib, non_torch_gib,
 //                         cuda_graph_gib (actual), kv_cache_gib ("Free memory on device (F/T
 //                         GiB) on startup ... Actual usage is ...", DEBUG, 0.19+)
-//   kv_cache_memory       available_gib                      ("Available KV cache memory")
+//   kv_cache_memory       available_gib                      ("Available KV cache memory"; with
+//                         the extensible KV cache (0.34+) the capacity reserved before warmup)
+//   kv_after_warmup       free_gib, committed_gib, kept_gib, peak_gib, growth_gib,
+//                         num_gpu_blocks, blocks_gib, requested_gib, torch_limit_gib
+//                         ("Memory after warmup: ...", 0.34+ extensible KV cache)
+//   kv_extended           num_gpu_blocks, gib                ("Extended KV cache to N blocks")
+//   kv_remap              from, to                           ("Remapping the KV cache from A to B")
+//   extensible_off        reason ("Disabling the extensible KV cache: ...", the run-time
+//                         fallback)
 //   kv_cache_reserved     free_memory_gib, reserved_gib      (--kv-cache-memory-bytes)
 //   cuda_graph_profile    piecewise, piecewise_largest, full, full_largest
 //   cuda_graph_estimate   cuda_graph_gib                     ("Estimated CUDA graph memory")
@@ -122,6 +130,7 @@ class VllmLogGrammar final : public LogGrammar {
   LineKind engine_config(std::string_view m);
   LineKind memory_line(std::string_view m);
   LineKind capacity_line(std::string_view m);
+  LineKind extensible_line(std::string_view m);
   LineKind graph_line(std::string_view m);
   LineKind stats_line(std::string_view m);
   LineKind failure_line(std::string_view m, std::string_view level);

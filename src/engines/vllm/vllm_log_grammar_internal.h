@@ -191,6 +191,16 @@ struct VllmLogGrammar::Patterns {
   RE2 summary{
       R"(^Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup\. Desired GPU memory utilization is \(([\d.]+), ([\d.]+) GiB\)\. Actual usage is ([\d.]+) GiB for weight, ([\d.]+) GiB for peak activation, ([\d.]+) GiB for non-torch memory, and ([\d.]+) GiB for CUDAGraph memory)"};
   RE2 summary_kv{R"(Current kv cache memory in use is ([\d.]+) GiB)"};
+  // 0.34.0 (v1/worker/gpu_worker.py:1153): the weights and non-torch memory as one figure.
+  RE2 summary_consumed{
+      R"(^Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup\. Desired GPU memory utilization is \(([\d.]+), ([\d.]+) GiB\)\. Actual usage is ([\d.]+) GiB for consumed memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation, and ([\d.]+) GiB for CUDAGraph memory)"};
+  // 0.34.0 v1/worker/extensible_kv_cache.py:693, 525, 536; v1/engine/core.py (fallback).
+  RE2 after_warmup{
+      R"(^Memory after warmup: ([\d.]+) GiB free, ([\d.]+) GiB committed to the KV cache, ([\d.]+) GiB kept for transient activations \(([\d.]+) GiB allocated at peak, ([\d.]+) GiB of torch reservation growth\); (\d+) KV cache blocks \(([\d.]+) GiB\) fit within the requested ([\d.]+) GiB)"};
+  RE2 torch_limit{R"(Torch may reserve up to ([\d.]+) GiB)"};
+  RE2 extended{R"(^Extended KV cache to (\d+) blocks \(([\d.]+) GiB\))"};
+  RE2 remap{R"(^Remapping the KV cache from (\d+) to (\d+) blocks)"};
+  RE2 extensible_off{R"(^Disabling the extensible KV cache: (.*?)\. The KV cache will be sized)"};
   // The same line cut or wrapped by an excerpt: its head and its "Desired" sentence alone.
   RE2 summary_head{R"(^Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup)"};
   RE2 desired{R"(Desired GPU memory utilization is \(([\d.]+), ([\d.]+) GiB\))"};

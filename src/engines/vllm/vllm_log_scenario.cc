@@ -322,6 +322,10 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
       }
     }
   }
+  // V2.9: the run-time fallback sizes the cache as if it had been turned off (an unset
+  // utilization becomes 0.92 again).
+  if (primary_fact(facts, "extensible_off") != nullptr && !typed_has("enable_extensible_kv_cache"))
+    set("--no-enable-extensible-kv-cache", "");
   // Without the model the resolved settings do not form a command: leave only the program, so
   // that the launch command given with the log (check ... -- vllm serve MODEL ...) stands for it.
   out.capacity_command = model.empty() ? typed : resolved;
@@ -401,6 +405,17 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     // system's MemTotal) and the free memory, which is all the check free >= ceil(T × U) reads.
     put("total_memory", total, true);
   }
+  // V2.9: 'Memory after warmup' states every input of the measurement (0.34 extensible cache).
+  if (primary_fact(facts, "kv_after_warmup") != nullptr)
+    cal.kv_measured_after_warmup = true;
+  else if (primary_fact(facts, "kv_cache_size") != nullptr ||
+           primary_fact(facts, "cuda_graph_estimate") != nullptr ||
+           primary_fact(facts, "cuda_graph_profiling") != nullptr)
+    cal.kv_measured_after_warmup = false;
+  put("free_after_warmup", gib_figure(facts, {{"kv_after_warmup", "free_gib"}}), true);
+  put("kv_committed", gib_figure(facts, {{"kv_after_warmup", "committed_gib"}}), true);
+  put("transient_peak", gib_figure(facts, {{"kv_after_warmup", "peak_gib"}}), true);
+  put("torch_growth", gib_figure(facts, {{"kv_after_warmup", "growth_gib"}}), true);
   cal.rounding_gib = 0.005;
   if (kv && weights && !total && !free) {
     // V4.1: the KV cache gets gpu_memory_utilization × total less the weights (and the
@@ -462,6 +477,12 @@ Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts) {
     out.figures.push_back(std::move(r));
   }
   figure(stating(facts, "gpu_blocks", "num_gpu_blocks"), "num_gpu_blocks", "num_gpu_blocks", false);
+  // V2.9: the measured blocks, as committed ('Extended KV cache to N blocks') or as sized.
+  if (const Fact* f = stating(facts, "kv_extended", "num_gpu_blocks"))
+    figure(f, "num_gpu_blocks", "num_gpu_blocks", false);
+  else
+    figure(stating(facts, "kv_after_warmup", "num_gpu_blocks"), "num_gpu_blocks", "num_gpu_blocks",
+           false);
   if (profile && kv) {
     // The KV line, as vLLM prints it (round(x, 2)), predicted from the profile.
     if (const Fact* f = stating(facts, "kv_cache_memory", "available_gib"))

@@ -46,6 +46,7 @@ VllmRules oldest_rules() {
   r.system_memory_as_free = SystemMemoryAsFree::kNever;
   r.nvml_total_fallback = false;
   r.default_block_size = 16;
+  r.extensible_kv_cache = false;
   return r;
 }
 
@@ -139,6 +140,10 @@ const std::vector<ChangePoint> kChangePoints = {
     {"2026-11-10", "release 0.34.0 (wheel diff; not in 0.33.0)",
      "the default KV block is 64 tokens (CacheConfig.DEFAULT_BLOCK_SIZE; 16 before)",
      [](R& r) { r.default_block_size = 64; }},
+    {"2026-11-10", "release 0.34.0 (wheel diff; not in 0.33.0)",
+     "the extensible KV cache is on by default on CUDA and ROCm: sized from the memory measured "
+     "after warmup and CUDA-graph capture; an unset gpu_memory_utilization is 1.0",
+     [](R& r) { r.extensible_kv_cache = true; }},
 };
 
 bool is_date(std::string_view s) {

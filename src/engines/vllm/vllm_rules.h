@@ -71,6 +71,9 @@ struct VllmRules {
   // CacheConfig.DEFAULT_BLOCK_SIZE, the block a backend is given unless it prefers another:
   // 64 from 0.34.0 (wheel diff and oracle), 16 before.
   std::int64_t default_block_size = 64;
+  // First in 0.34.0 (wheel diff): the extensible KV cache, on by default on CUDA and ROCm, is
+  // sized from the memory measured after warmup; an unset utilization resolves to 1.0.
+  bool extensible_kv_cache = true;
 };
 
 /// One change on vLLM main, applied on top of the variant before it.

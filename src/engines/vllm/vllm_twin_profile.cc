@@ -266,6 +266,49 @@ std::vector<LogLine> VllmTwinProfile::startup_log(const Scenario& scenario, cons
         StartupMark::kFailed, true);
     return lines;
   }
+  if (bool_node(plan, "extensible_kv_cache", false)) {
+    // V2.9 (0.34.0): the size is measured after warmup, then committed; the KV cache size line
+    // follows, once.
+    const Calibration& cal = scenario.calibration;
+    const double committed = cal.kv_committed_gib.value_or(0);
+    const double free_after = cal.free_after_warmup_gib.value_or(
+        number_node(plan, "kv_after_warmup_headroom_gib", 0) - committed);
+    const double peak =
+        cal.transient_peak_gib.value_or(number_node(plan, "activation_peak_gib", 0));
+    const double growth = cal.torch_growth_gib.value_or(peak);
+    const std::int64_t blocks = int_node(plan, "num_gpu_blocks", 0);
+    const double per_block_gib = number_node(plan, "kv_bytes_per_token", 0) *
+                                 number_node(plan, "block_size.reported", 0) /
+                                 (1024.0 * 1024 * 1024);
+    const double capacity_bytes = number_node(plan, "available_kv_cache_memory_bytes", 0);
+    add(0.64, worker,
+        fmt::format("[gpu_worker.py:1175] Free memory on device ({:.2f}/{:.2f} GiB) on startup. "
+                    "Desired GPU memory utilization is ({}, {:.2f} GiB). Actual usage is {:.2f} "
+                    "GiB for consumed memory (weights + non-torch), {:.2f} GiB for peak "
+                    "activation, and {:.2f} GiB for CUDAGraph memory. Replace "
+                    "gpu_memory_utilization config with `--kv-cache-memory={:.0f}` ({:.2f} GiB) to "
+                    "fit into requested memory, or `--kv-cache-memory={:.0f}` ({:.2f} GiB) to "
+                    "fully utilize gpu memory. Current kv cache memory in use is {:.2f} GiB.",
+                    number_node(plan, "free_at_startup_gib", 0),
+                    number_node(plan, "device_total_memory_gib", 0),
+                    number_node(plan, "gpu_memory_utilization", 1),
+                    number_node(plan, "requested_memory_gib", 0),
+                    number_node(plan, "weights_gib", 0) + number_node(plan, "non_torch_gib", 0),
+                    peak, number_node(plan, "cuda_graph_pool_gib", 0), capacity_bytes,
+                    capacity_bytes / (1024.0 * 1024 * 1024), capacity_bytes,
+                    capacity_bytes / (1024.0 * 1024 * 1024), kv_gib));
+    add(0.65, worker,
+        fmt::format("[extensible_kv_cache.py:693] Memory after warmup: {:.2f} GiB free, {:.2f} GiB "
+                    "committed to the KV cache, {:.2f} GiB kept for transient activations ({:.2f} "
+                    "GiB allocated at peak, {:.2f} GiB of torch reservation growth); {} KV cache "
+                    "blocks ({:.2f} GiB) fit within the requested {:.2f} GiB.",
+                    free_after, committed, std::max(peak, growth), peak, growth, blocks,
+                    static_cast<double>(blocks) * per_block_gib,
+                    number_node(plan, "requested_memory_gib", 0)));
+    add(0.66, worker,
+        fmt::format("[extensible_kv_cache.py:536] Extended KV cache to {} blocks ({:.2f} GiB).",
+                    blocks, static_cast<double>(blocks) * per_block_gib));
+  }
   add(0.7, core,
       fmt::format("[kv_cache_utils.py:2327] {} KV cache size: {} tokens, Maximum concurrency for "
                   "{} tokens per request: {:.2f}x",
