@@ -11,6 +11,7 @@
 
 #include "catalog/embedded_data.h"
 #include "catalog/model_layouts.h"
+#include "catalog/recurrent_layout.h"
 #include "core/text.h"
 #include "engines/pypi_releases.h"
 
@@ -233,6 +234,15 @@ std::vector<ArchitectureCoverage> architecture_coverage(const ArchitectureRegist
       continue;
     }
     c.family = std::string(family_name(row->family));
+    const std::string reads_as = row->reads_as.empty() ? c.model_type : row->reads_as;
+    if (registry.engine == "sglang" && recurrent_attention_free(reads_as)) {
+      // sglang_planner.cc refuses them: SGLang's pools without attention are not read yet.
+      c.reason =
+          "attention-free: SGLang's pools for a model without attention are not modelled "
+          "(vLLM's layout is)";
+      out.push_back(std::move(c));
+      continue;
+    }
     c.status = CoverageStatus::kModelled;
     if (std::find(row->checked.begin(), row->checked.end(), registry.engine) ==
         row->checked.end()) {

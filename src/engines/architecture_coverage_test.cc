@@ -85,6 +85,27 @@ TEST(ArchitectureCoverage, ModelledByTheReaderTheConfigGoesThrough) {
       << rwkv->reason;
 }
 
+TEST(ArchitectureCoverage, AttentionFreeModelsArePlannedOnVllmAndRefusedOnSglang) {
+  auto v = architecture_registry("vllm", "0.34.0");
+  auto s = architecture_registry("sglang", "0.5.23");
+  ASSERT_TRUE(v && s);
+  const auto vrows = architecture_coverage(*v);
+  const auto srows = architecture_coverage(*s);
+  for (const char* arch : {"MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM"}) {
+    SCOPED_TRACE(arch);
+    const ArchitectureCoverage* on_vllm = find(vrows, arch);
+    const ArchitectureCoverage* on_sglang = find(srows, arch);
+    ASSERT_NE(on_vllm, nullptr);
+    ASSERT_NE(on_sglang, nullptr);
+    EXPECT_EQ(on_vllm->status, CoverageStatus::kModelled);
+    EXPECT_EQ(on_sglang->status, CoverageStatus::kNotModelled);
+    EXPECT_NE(on_sglang->reason.find("attention-free"), std::string::npos) << on_sglang->reason;
+  }
+  // DeepSeek Sparse Attention: planned on vLLM, its indexer checked against vLLM's code.
+  EXPECT_EQ(find(vrows, "DeepseekV32ForCausalLM")->status, CoverageStatus::kModelled);
+  EXPECT_EQ(find(vrows, "GlmMoeDsaForCausalLM")->status, CoverageStatus::kModelled);
+}
+
 TEST(UnregisteredArchitecture, SaidAsTheEngineSaysItWithTheReleasesThatListIt) {
   // Qwen3.5's MoE entered vLLM's registry in 0.17.0 (data/vllm/architectures.tsv).
   const std::string before =
