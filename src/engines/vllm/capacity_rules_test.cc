@@ -513,18 +513,15 @@ TEST(VllmVersions, ReleasesDatesAndVariants) {
   EXPECT_EQ(r33->release, "0.33.0");
   EXPECT_EQ(r33->main_date, "2026-10-27");
   EXPECT_TRUE(r33->rules_gap.empty());
-  // 0.34.0 is modelled to its cut but for the capacity changes its wheel shows that no change
-  // point has yet (data/vllm/unmodelled-changes.csv): its plans warn with that list.
+  // 0.34.0's capacity changes its wheel shows are all change points now (the 64-token block,
+  // the extensible KV cache V2.9, the split capture sizes V7.3b): data/vllm/unmodelled-changes.csv
+  // lists none, and its plans carry no version warning.
   auto r34 = vllm::resolve_vllm_version("0.34.0");
   ASSERT_TRUE(r34.ok()) << r34.message();
   EXPECT_EQ(r34->main_date, "2026-11-10");
-  // The extensible KV cache is modelled (V2.9); the SM 10.x capture sizes are not yet.
-  EXPECT_EQ(r34->rules_gap.find("extensible KV cache"), std::string::npos) << r34->rules_gap;
-  EXPECT_NE(r34->rules_gap.find("SM 10.x family"), std::string::npos) << r34->rules_gap;
-  EXPECT_EQ(r34->rules_gap.find("block size"), std::string::npos)
-      << "the 64-token block is modelled: " << r34->rules_gap;
-  EXPECT_TRUE(r34->unmodelled_changes);  // a warning, not a note
-  EXPECT_TRUE(vllm::resolve_vllm_version("0.34.0.post1")->unmodelled_changes);
+  EXPECT_TRUE(r34->rules_gap.empty()) << r34->rules_gap;
+  EXPECT_FALSE(r34->unmodelled_changes);
+  EXPECT_FALSE(vllm::resolve_vllm_version("0.34.0.post1")->unmodelled_changes);
   EXPECT_FALSE(r33->unmodelled_changes);
   EXPECT_EQ(vllm::resolve_vllm_version("0.10.1.1")->release, "0.10.1.1");
   EXPECT_EQ(vllm::resolve_vllm_version("")->release, "0.34.0");  // the newest published

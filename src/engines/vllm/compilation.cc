@@ -9,6 +9,7 @@
 
 #include "core/text.h"
 #include "engines/vllm/capacity_rules.h"
+#include "engines/vllm/split_capture_sizes.h"
 
 namespace servescope::vllm {
 namespace {
@@ -39,6 +40,52 @@ std::string json_text(const std::optional<nlohmann::json>& j) {
   if (j->is_string())
     return to_upper(j->get<std::string>());
   return j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// V7.3b (0.34.0+): with no deprecated size flag, prefill and decode graphs are sized apart and
+// vLLM records the union of their token counts.
+std::vector<std::int64_t> split_sizes(PlanContext& ctx, const std::vector<std::int64_t>& shared,
+                                      std::int64_t q, std::string* why) {
+  const ResolvedArgs& a = ctx.args;
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  SplitCaptureInputs in;
+  in.shared_sizes = shared;
+  in.max_num_seqs = a.max_num_seqs;
+  in.max_num_batched_tokens = a.max_num_batched_tokens;
+  in.decode_query_len = q;
+  in.wide_defaults = !gpu.is_amd && !gpu.is_cpu && gpu.cc_major == 10;
+  in.interactivity = a.performance_mode == "interactivity";
+  in.drafter_decodes = a.spec_k >= 2 && (a.spec_method == "eagle" || a.spec_method == "eagle3" ||
+                                         a.spec_method == "mtp" || a.spec_method == "draft_model");
+  in.decode_only = a.cudagraph_mode == "FULL_DECODE_ONLY";
+  // models/config.py::GptOssForCausalLMConfig: off SM100 the legacy 1024-token list becomes the
+  // prefill sizes and 1024 tokens of decode the request cap.
+  if (ctx.scenario.model.model_type == "gpt_oss" && !in.wide_defaults) {
+    const std::int64_t max_tokens = std::min<std::int64_t>(a.max_num_batched_tokens, 1024);
+    std::set<std::int64_t> legacy = {1, 2, 4};
+    for (std::int64_t s = 8; s < 256; s += 8)
+      legacy.insert(s);
+    for (std::int64_t s = 256; s < 1024; s += 16)
+      legacy.insert(s);
+    for (std::int64_t s : legacy) {
+      if (s < max_tokens)
+        in.prefill_explicit.push_back(s);
+    }
+    in.prefill_explicit.push_back(max_tokens);
+    in.max_decode_requests = 1024 / q;
+  }
+  const SplitCaptureSizes split = split_capture_sizes(in);
+  *why = fmt::format(
+      "Prefill graphs at {} token sizes{}, FULL decode graphs at {} request counts{}{}; the "
+      "recorded list is every graph's token count (0.34.0, rule V7.3b).",
+      split.prefill.size(),
+      !in.prefill_explicit.empty() ? " (gpt-oss: the legacy 1024-token list)"
+      : in.wide_defaults           ? " (SM100: the prefill grid up to min(8192, batched tokens))"
+                                   : " (the shared sizes)",
+      split.decode_requests.size(),
+      in.wide_defaults ? " (the request grid up to max_num_seqs)" : "",
+      split.drafter_graphs ? ", and the drafter's one-token decodes up to max_num_seqs" : "");
+  return split.recorded;
 }
 
 // V7.3 VllmConfig._set_cudagraph_sizes.
@@ -79,7 +126,8 @@ void resolve_capture_sizes(PlanContext& ctx) {
   } else if (flag_max) {
     max_cg = *flag_max;
     why = "--max-cudagraph-capture-size";
-  } else if (ctx.scenario.model.model_type == "gpt_oss" && !user_sizes && !flag_sizes) {
+  } else if (ctx.scenario.model.model_type == "gpt_oss" && !user_sizes && !flag_sizes &&
+             !ctx.rules.split_capture_sizes) {
     // models/config.py::GptOssForCausalLMConfig.verify_and_update_config raises the default.
     // Its list stepped by 16 from 256 before #26016 made that the default (a 0.10.1.1 log
     // captures 83 sizes up to 1024).
@@ -144,6 +192,9 @@ void resolve_capture_sizes(PlanContext& ctx) {
                        "#26016, 2025-10-24)",
                        max_cg, why);
   }
+  const bool legacy = user_max || flag_max || !typed.empty();
+  if (ctx.rules.split_capture_sizes && !legacy)
+    sizes = split_sizes(ctx, sizes, q, &why);
   a.capture_sizes = sizes;
   a.max_capture_size = sizes.empty() ? 0 : sizes.back();
   g.add({"cudagraph_capture_sizes",

@@ -47,6 +47,7 @@ VllmRules oldest_rules() {
   r.nvml_total_fallback = false;
   r.default_block_size = 16;
   r.extensible_kv_cache = false;
+  r.split_capture_sizes = false;
   return r;
 }
 
@@ -144,6 +145,11 @@ const std::vector<ChangePoint> kChangePoints = {
      "the extensible KV cache is on by default on CUDA and ROCm: sized from the memory measured "
      "after warmup and CUDA-graph capture; an unset gpu_memory_utilization is 1.0",
      [](R& r) { r.extensible_kv_cache = true; }},
+    {"2026-11-10", "release 0.34.0 (wheel diff; oracle tests/oracle/vllm-0.34.0.jsonl)",
+     "prefill and decode CUDA graphs sized apart: on SM100 a prefill grid up to min(8192, "
+     "max_num_batched_tokens) and a decode request grid up to max_num_seqs; drafters with two "
+     "or more tokens capture FULL one-token decode graphs up to max_num_seqs",
+     [](R& r) { r.split_capture_sizes = true; }},
 };
 
 bool is_date(std::string_view s) {

@@ -74,6 +74,9 @@ struct VllmRules {
   // First in 0.34.0 (wheel diff): the extensible KV cache, on by default on CUDA and ROCm, is
   // sized from the memory measured after warmup; an unset utilization resolves to 1.0.
   bool extensible_kv_cache = true;
+  // First in 0.34.0 (wheel diff, oracle): prefill and decode CUDA-graph sizes resolved apart
+  // (SM100's wider grids, drafters' FULL decode graphs), recorded as their union.
+  bool split_capture_sizes = true;
 };
 
 /// One change on vLLM main, applied on top of the variant before it.
