@@ -132,6 +132,18 @@ Result<BuiltScenario> build_scenario(const ScenarioOptions& o) {
   s.model = std::move(*model);
   if (!s.model.origin.empty() && s.model.origin != "bundled config.json")
     s.inputs_read.push_back("model: " + s.model.origin);
+  // The drafter's own layers, when the command names a drafter model and its config is at hand.
+  if (const std::string draft = out.engine->draft_model_path(s.command); !draft.empty()) {
+    auto d = load_model(draft);
+    if (d) {
+      s.draft_model = std::move(*d);
+      s.inputs_read.push_back(
+          "draft model: " + draft +
+          (s.draft_model->origin.empty() ? std::string() : " (" + s.draft_model->origin + ")"));
+    } else {
+      s.draft_model_note = fmt::format("the drafter '{}': {}", draft, d.message());
+    }
+  }
 
   // --calibrate-from LOG: the memory figures (and the GPU name, when printed) of a real run.
   std::optional<LogScenario> from_log;

@@ -104,6 +104,8 @@ class Engine {
   virtual Result<LaunchCommand> parse_command(const std::vector<std::string>& words) const = 0;
   /// The model path the command names (--model-path / positional), or "".
   virtual std::string model_path(const LaunchCommand& command) const = 0;
+  /// The separate drafter model the command names for speculative decoding, or "".
+  virtual std::string draft_model_path(const LaunchCommand& /*command*/) const { return {}; }
   /// Whether this engine's rules model its CPU platform (--gpu cpu).
   virtual bool models_cpu_platform() const { return false; }
   /// GPUs per node the command's parallelism needs.

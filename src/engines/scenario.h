@@ -78,6 +78,10 @@ struct Scenario {
   std::string engine;  // "sglang", "vllm"
   EngineVersion version;
   ModelShape model;
+  // The drafter's own config (--speculative-config's "model"), when it could be read; else
+  // draft_model_note says why not.
+  std::optional<ModelShape> draft_model;
+  std::string draft_model_note;
   Hardware hardware;
   LaunchCommand command;
   std::map<std::string, std::string> environment;  // --env K=V and the command's prefix

@@ -131,7 +131,16 @@ std::int64_t recurrent_state_page(PlanContext& ctx, std::int64_t spec_k) {
   return conv + ssm;
 }
 
-// V9.1: drafter attention layers registered in the same forward context as the target's.
+constexpr char kDrafterSpec[] = "vllm/v1/worker/gpu/model_runner.py::get_kv_cache_spec (drafter)";
+
+bool separate_drafter(const std::string& method) {
+  return method != "mtp" && method != "ngram" && method != "suffix" && method != "medusa" &&
+         method.find("mtp") == std::string::npos;
+}
+
+// V9.1: drafter attention layers registered in the same forward context as the target's. A
+// drafter with a config of its own (EAGLE, EAGLE3, a draft model) is read from it
+// (drafter_specs); otherwise EAGLE heads count as one layer of the target's kind.
 int drafter_layers(PlanContext& ctx) {
   const ResolvedArgs& a = ctx.args;
   const ModelShape& m = ctx.scenario.model;
@@ -140,16 +149,91 @@ int drafter_layers(PlanContext& ctx) {
   const std::string& method = a.spec_method;
   if (method == "ngram" || method == "suffix" || method == "medusa")
     return 0;
-  if (method == "eagle" || method == "eagle3")
+  if (separate_drafter(method) && ctx.scenario.draft_model)
+    return 0;  // drafter_specs adds them, of their own shapes
+  const std::string unread = ctx.scenario.draft_model_note.empty()
+                                 ? std::string("no drafter config is named")
+                                 : ctx.scenario.draft_model_note;
+  if (method == "eagle" || method == "eagle3") {
+    ctx.finding(Severity::kInfo, "drafter-layers-assumed", {ctx.in.typed("speculative_config")},
+                fmt::format("the {} head's KV layers are taken as one layer of the target's "
+                            "shape ({}); give its config.json (the speculative config's model, "
+                            "in the Hugging Face cache or as a path) for its own heads",
+                            method, unread),
+                "V9.1", kDrafterSpec);
     return 1;
+  }
   if (method == "draft_model") {
     ctx.finding(Severity::kWarning, "unmodelled-draft-model", {ctx.in.typed("speculative_config")},
-                "a separate draft model's KV layers are not modelled (its config.json is not "
-                "read); its pages are missing from this plan",
-                "V9.1", "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.get_kv_cache_spec");
+                fmt::format("a separate draft model's KV layers are not modelled ({}); its pages "
+                            "are missing from this plan",
+                            unread),
+                "V9.1", kDrafterSpec);
     return 0;
   }
+  if (separate_drafter(method)) {
+    ctx.finding(Severity::kWarning, "unmodelled-drafter", {ctx.in.typed("speculative_config")},
+                fmt::format("the {} drafter's KV layers are not modelled ({}): one "
+                            "full-attention layer of the target's shape is assumed, which can "
+                            "be far from its own (a DFlash drafter's layers may slide)",
+                            method, unread),
+                "V9.1", kDrafterSpec);
+    return 1;
+  }
   return std::max(1, m.mtp_layers);  // MTP: the checkpoint's next-token layers
+}
+
+// V9.1: the layers of a drafter read from its own config, each of its own kind and shape; they
+// join the hybrid grouping like the target's (kv_cache_config.cc).
+std::vector<LayerSpec> drafter_specs(PlanContext& ctx, int first_layer) {
+  std::vector<LayerSpec> out;
+  const ResolvedArgs& a = ctx.args;
+  if (!a.speculative() || !separate_drafter(a.spec_method) || !ctx.scenario.draft_model)
+    return out;
+  const ModelShape& d = *ctx.scenario.draft_model;
+  AttentionShape shape;
+  const bool mla = d.uses_mla();
+  if (mla) {
+    shape.heads = 1;
+    shape.head_size = shape.head_size_v = d.mla->kv_lora_rank + d.mla->qk_rope_head_dim;
+  } else {
+    shape.heads = std::max<std::int64_t>(1, d.num_kv_heads / a.tp);
+    shape.head_size = d.head_dim;
+    shape.head_size_v = d.v_head_dim > 0 ? d.v_head_dim : d.head_dim;
+  }
+  const std::int64_t page = attention_page(a, shape, mla, a.block_size);
+  int layer = first_layer;
+  int skipped = 0;
+  for (LayerKind k : d.layer_kinds) {
+    LayerSpec s;
+    s.layer = layer++;
+    s.block_size = a.block_size;
+    s.page_bytes = page;
+    if (k == LayerKind::kMla) {
+      s.kind = SpecKind::kMla;
+    } else if (k == LayerKind::kSlidingAttention && a.hybrid_kv_manager) {
+      s.kind = SpecKind::kSlidingWindow;
+      s.window = d.sliding_window;
+    } else if (k == LayerKind::kFullAttention || k == LayerKind::kSlidingAttention) {
+      s.kind = SpecKind::kFull;
+      if (d.model_sliding_window > 0 && a.hybrid_kv_manager) {
+        s.kind = SpecKind::kSlidingWindow;
+        s.window = d.model_sliding_window;
+      }
+    } else {
+      ++skipped;
+      continue;
+    }
+    out.push_back(s);
+  }
+  if (skipped > 0) {
+    ctx.finding(Severity::kWarning, "unmodelled-drafter", {ctx.in.typed("speculative_config")},
+                fmt::format("{} of the drafter's layers keep a recurrent state or none; only its "
+                            "attention layers are sized",
+                            skipped),
+                "V9.1", kDrafterSpec);
+  }
+  return out;
 }
 
 }  // namespace
@@ -390,6 +474,11 @@ void resolve_kv_specs(PlanContext& ctx) {
       state.spec_blocks = a.spec_k;
       ctx.specs.push_back(state);
     }
+  }
+  const std::vector<LayerSpec> drafter = drafter_specs(ctx, m.num_layers + a.draft_layers);
+  if (!drafter.empty()) {
+    ctx.specs.insert(ctx.specs.end(), drafter.begin(), drafter.end());
+    a.draft_layers += static_cast<int>(drafter.size());
   }
   int counts[6] = {0, 0, 0, 0, 0, 0};
   for (const LayerSpec& s : ctx.specs)

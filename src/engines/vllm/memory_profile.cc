@@ -310,6 +310,10 @@ void resolve_memory_profile(PlanContext& ctx) {
     }
     const WeightEstimate w = estimate_weights(loaded, layout);
     weights = (w.bytes_per_gpu + (a.spec_method == "mtp" ? w.draft_bytes_per_gpu : 0)) / kGiB;
+    // A separate draft model loads its own weights beside the target's (V2.6: load_model
+    // measures both). EAGLE heads share the target's embeddings and are small: not added.
+    if (a.spec_method == "draft_model" && ctx.scenario.draft_model)
+      weights += estimate_weights(*ctx.scenario.draft_model, layout).bytes_per_gpu / kGiB;
     weights /= static_cast<double>(a.pp);
     g.input("weights_gib", weights, "GiB", Origin::kEstimate,
             fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {} "

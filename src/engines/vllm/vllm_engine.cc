@@ -1,6 +1,7 @@
 #include "engines/vllm/vllm_engine.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "core/text.h"
 #include "engines/vllm/vllm_command.h"
@@ -40,6 +41,19 @@ Result<LaunchCommand> VllmEngine::parse_command(const std::vector<std::string>& 
 std::string VllmEngine::model_path(const LaunchCommand& command) const {
   const FlagSetting* f = command.find("--model");
   return f == nullptr ? std::string() : f->value();
+}
+
+// --speculative-config's "model": an EAGLE/EAGLE3 head or a draft model with a config.json of
+// its own (config/speculative.py::SpeculativeConfig.model).
+std::string VllmEngine::draft_model_path(const LaunchCommand& command) const {
+  const FlagSetting* f = command.find("--speculative-config");
+  if (f == nullptr)
+    return {};
+  const auto j = nlohmann::json::parse(f->value(), nullptr, false);
+  if (!j.is_object())
+    return {};
+  const auto model = j.find("model");
+  return model != j.end() && model->is_string() ? model->get<std::string>() : std::string();
 }
 
 int VllmEngine::gpus_needed(const LaunchCommand& command) const {

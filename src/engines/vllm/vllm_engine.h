@@ -15,6 +15,7 @@ class VllmEngine final : public Engine {
   Result<EngineVersion> resolve_version(std::string_view spec) const override;
   Result<LaunchCommand> parse_command(const std::vector<std::string>& words) const override;
   std::string model_path(const LaunchCommand& command) const override;
+  std::string draft_model_path(const LaunchCommand& command) const override;
   int gpus_needed(const LaunchCommand& command) const override;
   Result<Plan> plan(const Scenario& scenario) const override;
   std::vector<std::string> output_names() const override;

@@ -1,0 +1,52 @@
+// V9.1: a drafter with a config of its own registers its own KV layers, of its own kinds and
+// shapes, which join the grouping like the target's (issue: DFlash and draft models were taken as
+// one full-attention layer of the target's shape, silently).
+#include <gtest/gtest.h>
+
+#include "tests/vllm_fixture.h"
+
+namespace servescope::testing {
+namespace {
+
+VllmRun with_drafter(const std::string& spec) {
+  VllmRun r;
+  r.engine = "vllm@0.34.0";
+  r.command = "vllm serve Qwen/Qwen3-32B --max-model-len 8192 --speculative-config '" + spec + "'";
+  r.kv_memory = 20;
+  return r;
+}
+
+TEST(VllmDrafterLayers, ADraftModelsOwnLayersAreSizedFromItsConfig) {
+  const Plan p = vllm_plan(with_drafter(
+      R"({"method": "draft_model", "model": "Qwen/Qwen3-8B", "num_speculative_tokens": 3})"));
+  // 64 target layers and the draft model's 36, all full attention with 8 KV heads × 128.
+  EXPECT_EQ(text_of(p, "kv_layers"), "100 full");
+  EXPECT_FALSE(has_code(p, "unmodelled-draft-model"));
+  // The cache's blocks are shared by all 100 layers.
+  EXPECT_EQ(value_of(p, "kv_bytes_per_token"), 100.0 * 8 * 128 * 2 * 2);
+}
+
+TEST(VllmDrafterLayers, ADrafterWithoutAReadableConfigIsSaidNotSilent) {
+  const Plan eagle = vllm_plan(with_drafter(
+      R"({"method": "eagle3", "model": "nobody/no-such-eagle3-head", "num_speculative_tokens": 3})"));
+  EXPECT_EQ(text_of(eagle, "kv_layers"), "65 full");
+  EXPECT_TRUE(has_code(eagle, "drafter-layers-assumed"));
+  const Plan dflash = vllm_plan(with_drafter(
+      R"({"method": "dflash", "model": "nobody/no-such-dflash", "num_speculative_tokens": 8})"));
+  EXPECT_TRUE(has_code(dflash, "unmodelled-drafter"));
+  const Plan draft = vllm_plan(with_drafter(
+      R"({"method": "draft_model", "model": "nobody/none", "num_speculative_tokens": 2})"));
+  EXPECT_TRUE(has_code(draft, "unmodelled-draft-model"));
+}
+
+TEST(VllmDrafterLayers, ASlidingDrafterJoinsTheHybridGrouping) {
+  // gemma-2's layers alternate sliding and full: as a drafter they add a sliding-window group.
+  const Plan p = vllm_plan(with_drafter(
+      R"({"method": "draft_model", "model": "google/gemma-2-9b-it", "num_speculative_tokens": 2})"));
+  const std::string layers = text_of(p, "kv_layers");
+  EXPECT_NE(layers.find("sliding_window"), std::string::npos) << layers;
+  EXPECT_GT(value_of(p, "kv_cache_groups"), 1);
+}
+
+}  // namespace
+}  // namespace servescope::testing
