@@ -15,6 +15,16 @@ cp "$root"/../shared/corpus/raw/*.log "$work/log_parser/" 2>/dev/null || true
 for f in "$root"/../shared/corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log; do
   [ -f "$f" ] && sed 's/^/> /' "$f" >"$work/log_parser/quoted-blockquote" && sed 's/^/| /; s/$/ |/' "$f" >"$work/log_parser/quoted-table"
 done
+# vLLM 0.34's extensible KV cache lines (src/diagnose/check_extensible_kv_test.cc has the source
+# lines): 'Memory after warmup', 'Extended KV cache to', the fallback and the 0.34 summary.
+cat >"$work/log_parser/vllm-0.34-extensible" <<'LOG'
+(EngineCore pid=2) INFO 11-20 10:00:52 [gpu_worker.py:796] Available KV cache memory: 62.06 GiB
+(EngineCore pid=2) WARNING 11-20 10:00:30 [abstract.py:170] Disabling the extensible KV cache: CUDA virtual memory management is unavailable (WSL2). The KV cache will be sized from profiling estimates instead of measured memory.
+(EngineCore pid=2) INFO 11-20 10:01:30 [gpu_worker.py:1175] Free memory on device (78.68/79.19 GiB) on startup. Desired GPU memory utilization is (1.0, 79.19 GiB). Actual usage is 15.24 GiB for consumed memory (weights + non-torch), 1.89 GiB for peak activation, and 0.71 GiB for CUDAGraph memory. Current kv cache memory in use is 62.06 GiB.
+(EngineCore pid=2) INFO 11-20 10:01:31 [extensible_kv_cache.py:693] Memory after warmup: 62.6 GiB free, 0.08 GiB committed to the KV cache, 1.89 GiB kept for transient activations (1.89 GiB allocated at peak, 1.6 GiB of torch reservation growth); 7592 KV cache blocks (59.31 GiB) fit within the requested 79.19 GiB. Torch may reserve up to 20.0 GiB.
+(EngineCore pid=2) INFO 11-20 10:01:31 [extensible_kv_cache.py:525] Remapping the KV cache from 7600 to 7592 blocks to fit the measured budget.
+(EngineCore pid=2) INFO 11-20 10:01:31 [extensible_kv_cache.py:536] Extended KV cache to 7592 blocks (59.31 GiB).
+LOG
 # HTTP seeds: byte 0 picks the API and streaming (bit 2), byte 1 the chunk size.
 printf '\x04\x07HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n2a\r\ndata: {"choices":[{"text":"a","index":0}]}\n\n\r\n0\r\n\r\n' \
   >"$work/http_stream/sse"

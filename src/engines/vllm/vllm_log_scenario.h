@@ -14,4 +14,7 @@ namespace servescope::vllm {
 Result<LogScenario> vllm_scenario_from_log(const std::vector<Fact>& facts);
 std::vector<Finding> vllm_log_consistency(const std::vector<Fact>& facts);
 
+/// The pipeline-parallel size the engine config or the args dump states (1 when neither does).
+std::int64_t log_pipeline_stages(const std::vector<Fact>& facts);
+
 }  // namespace servescope::vllm
