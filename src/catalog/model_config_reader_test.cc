@@ -440,3 +440,44 @@ TEST(WeightEstimate, Qwen35Fp8At4GpusIsAbout31Gb) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+TEST(ModelConfig, AModelTypesOwnKeySpellingsAreReadThroughTransformersAliases) {
+  // GPT-2 saves n_embd, n_head, n_layer, n_positions (GPT2Config.attribute_map,
+  // data/config-key-aliases.tsv) and leaves n_inner null for 4 × hidden.
+  auto m = read_model_config(
+      R"({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 768,
+          "n_head": 12, "n_layer": 12, "n_positions": 1024, "n_inner": null,
+          "vocab_size": 50257})",
+      "gpt2.json");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->hidden_size, 768);
+  EXPECT_EQ(m->num_layers, 12);
+  EXPECT_EQ(m->num_attention_heads, 12);
+  EXPECT_EQ(m->intermediate_size, 4 * 768);
+  EXPECT_FALSE(m->gated_mlp);
+  EXPECT_EQ(m->position_table, 1024);
+  // 124 M parameters: embeddings, positions, 12 × (4h² attention + 8h² MLP).
+  const WeightEstimate w = estimate_weights(*m, {1, true});
+  EXPECT_NEAR(w.total_params / 1e6, 124.0, 1.0);
+}
+
+TEST(ModelConfig, FalconsMultiQueryKeepsOneKvHead) {
+  const char* base =
+      R"({"architectures": ["FalconForCausalLM"], "model_type": "falcon", "hidden_size": 4544,
+          "num_attention_heads": 71, "num_hidden_layers": 32, "vocab_size": 65024, )";
+  auto mq = read_model_config(std::string(base) + R"("multi_query": true})", "f.json");
+  ASSERT_TRUE(mq) << mq.message();
+  EXPECT_EQ(mq->num_kv_heads, 1);
+  auto grouped = read_model_config(
+      std::string(base) + R"("multi_query": true, "new_decoder_architecture": true,
+                             "num_kv_heads": 8})",
+      "f40.json");
+  ASSERT_TRUE(grouped) << grouped.message();
+  EXPECT_EQ(grouped->num_kv_heads, 8);
+}
+
+}  // namespace
+}  // namespace servescope

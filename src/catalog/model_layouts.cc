@@ -1,5 +1,8 @@
 #include "catalog/model_layouts.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "catalog/embedded_data.h"
@@ -49,12 +52,47 @@ std::vector<LayoutRow> read_layouts() {
           row.checked.emplace_back(e);
       }
     }
+    if (cols.size() > 6) {
+      for (std::string_view e : split(cols[6], ' ')) {
+        if (!e.empty())
+          row.traits.emplace_back(e);
+      }
+    }
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
 }  // namespace
+
+bool LayoutRow::has(std::string_view trait) const {
+  return std::find(traits.begin(), traits.end(), trait) != traits.end();
+}
+
+std::string_view config_key_alias(std::string_view model_type, std::string_view key) {
+  static const auto* table = [] {
+    auto* out = new std::map<std::pair<std::string, std::string>, std::string>();
+    for (const auto& cols : embedded_tsv("config-key-aliases.tsv")) {
+      if (cols.size() >= 3 && cols[0] != "model_type")
+        (*out)[{std::string(cols[0]), std::string(cols[1])}] = std::string(cols[2]);
+    }
+    return out;
+  }();
+  auto it = table->find({std::string(model_type), std::string(key)});
+  return it == table->end() ? std::string_view() : std::string_view(it->second);
+}
+
+bool ties_embeddings_by_default(std::string_view model_type) {
+  static const auto* tied = [] {
+    auto* out = new std::set<std::string, std::less<>>();
+    for (const auto& cols : embedded_tsv("config-defaults.tsv")) {
+      if (cols.size() >= 2 && cols[0] != "model_type" && cols[1] == "true")
+        out->emplace(cols[0]);
+    }
+    return out;
+  }();
+  return tied->count(model_type) > 0;
+}
 
 const std::vector<LayoutRow>& model_layouts() {
   static const std::vector<LayoutRow> kRows = read_layouts();

@@ -19,7 +19,21 @@ struct LayoutRow {
   std::string note;
   std::string reads_as;              // the model_type the config is read as; "" = its own
   std::vector<std::string> checked;  // engines whose own code the row was held against
+  // What sets the family's usual shape apart, each a word of the traits column: plain-mlp (up →
+  // act → down, no gate), qkv-bias, all-bias (every linear and norm has a bias),
+  // learned-positions (an absolute position table), ffn-4x (a missing intermediate size is 4 ×
+  // hidden), multi-query (multi_query: true means one KV head).
+  std::vector<std::string> traits;
+  bool has(std::string_view trait) const;
 };
+
+/// The key a model_type's config.json spells a standard key with (data/config-key-aliases.tsv,
+/// from transformers' attribute_map: gpt2's n_embd for hidden_size), or "".
+std::string_view config_key_alias(std::string_view model_type, std::string_view key);
+
+/// Whether a model_type's config class ties the LM head to the embeddings when config.json does
+/// not say (data/config-defaults.tsv, from transformers' default-constructed config classes).
+bool ties_embeddings_by_default(std::string_view model_type);
 
 /// The rows of data/model-layouts.tsv, in file order.
 const std::vector<LayoutRow>& model_layouts();

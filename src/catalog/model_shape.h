@@ -110,8 +110,9 @@ struct ModelShape {
   int num_kv_heads = 0;
   int head_dim = 0;
   int v_head_dim = 0;
-  int intermediate_size = 0;  // dense MLP
-  bool gated_mlp = true;      // gate+up+down (SwiGLU/GeGLU); false: fc1+fc2 (phi)
+  int intermediate_size = 0;        // dense MLP
+  bool gated_mlp = true;            // gate+up+down (SwiGLU/GeGLU); false: fc1+fc2 (phi)
+  std::int64_t position_table = 0;  // rows of a learned absolute position table (GPT-2, OPT)
   int vocab_size = 0;
   bool tie_word_embeddings = false;
   bool attention_bias = false;

@@ -208,6 +208,8 @@ WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout)
   Accumulator acc(s, layout.tp);
   const double h = s.hidden_size, tp = acc.tp();
   acc.plain("embeddings", static_cast<double>(s.vocab_size) * h, tp);
+  if (s.position_table > 0)  // replicated (VocabParallelEmbedding only splits the vocabulary)
+    acc.plain("embeddings", static_cast<double>(s.position_table) * h, 1);
   if (!s.tie_word_embeddings)
     acc.linear("lm_head", "lm_head", static_cast<double>(s.vocab_size) * h, tp);
   if (s.per_layer_input_size > 0) {
