@@ -37,6 +37,15 @@ TEST(VllmDrafterLayers, ADrafterWithoutAReadableConfigIsSaidNotSilent) {
   const Plan draft = vllm_plan(with_drafter(
       R"({"method": "draft_model", "model": "nobody/none", "num_speculative_tokens": 2})"));
   EXPECT_TRUE(has_code(draft, "unmodelled-draft-model"));
+  // n-gram lookups and MLP speculators keep no KV of their own.
+  for (const char* spec : {R"({"method": "ngram_gpu", "num_speculative_tokens": 3, )"
+                           R"("prompt_lookup_max": 4})",
+                           R"({"method": "mlp_speculator", "model": "nobody/mlp", )"
+                           R"("num_speculative_tokens": 3})"}) {
+    const Plan none = vllm_plan(with_drafter(spec));
+    EXPECT_EQ(text_of(none, "kv_layers"), "64 full") << spec;
+    EXPECT_FALSE(has_code(none, "unmodelled-drafter")) << spec;
+  }
 }
 
 TEST(VllmDrafterLayers, ASlidingDrafterJoinsTheHybridGrouping) {

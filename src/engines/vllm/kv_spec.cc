@@ -133,9 +133,15 @@ std::int64_t recurrent_state_page(PlanContext& ctx, std::int64_t spec_k) {
 
 constexpr char kDrafterSpec[] = "vllm/v1/worker/gpu/model_runner.py::get_kv_cache_spec (drafter)";
 
+// Drafting methods that keep no KV of their own: n-gram lookups and heads on the target's hidden
+// states (config/speculative.py::SpeculativeMethod).
+bool drafter_without_kv(const std::string& method) {
+  return method == "ngram" || method == "ngram_gpu" || method == "suffix" || method == "medusa" ||
+         method == "mlp_speculator";
+}
+
 bool separate_drafter(const std::string& method) {
-  return method != "mtp" && method != "ngram" && method != "suffix" && method != "medusa" &&
-         method.find("mtp") == std::string::npos;
+  return !drafter_without_kv(method) && method.find("mtp") == std::string::npos;
 }
 
 // V9.1: drafter attention layers registered in the same forward context as the target's. A
@@ -147,7 +153,7 @@ int drafter_layers(PlanContext& ctx) {
   if (!a.speculative())
     return 0;
   const std::string& method = a.spec_method;
-  if (method == "ngram" || method == "suffix" || method == "medusa")
+  if (drafter_without_kv(method))
     return 0;
   if (separate_drafter(method) && ctx.scenario.draft_model)
     return 0;  // drafter_specs adds them, of their own shapes
