@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
@@ -171,14 +172,18 @@ std::optional<long long> parse_human_readable_int(std::string_view text) {
       return std::nullopt;
     if (binary.find(suffix) != std::string_view::npos) {
       auto n = parse_int(number);  // decimals are refused with binary suffixes
-      if (!n || *n < 0)
+      const int shift = 10 * (static_cast<int>(binary.find(suffix)) + 1);
+      // A figure past 2^63 bytes is no setting (found by vllm_command_line_fuzz).
+      if (!n || *n < 0 || *n > (std::numeric_limits<long long>::max() >> shift))
         return std::nullopt;
-      return *n << (10 * (static_cast<int>(binary.find(suffix)) + 1));
+      return *n << shift;
     }
     auto d = parse_double(number);
     if (!d || *d < 0 || number.find_first_not_of("0123456789.") != std::string::npos)
       return std::nullopt;
     const double mult = std::pow(1000.0, static_cast<double>(decimal.find(suffix)) + 1);
+    if (*d * mult >= 9.2e18)  // past long long (found by vllm_command_line_fuzz)
+      return std::nullopt;
     return static_cast<long long>(*d * mult);
   }
   auto n = parse_int(v);

@@ -144,6 +144,10 @@ TEST(VllmCommand, HumanReadableIntegers) {
   EXPECT_EQ(parse_human_readable_int("1K"), 1024);
   EXPECT_EQ(parse_human_readable_int("2G"), 2LL << 30);
   EXPECT_EQ(parse_human_readable_int("1.5K"), std::nullopt);  // no decimals with binary suffixes
+  // Past long long: refused, not wrapped (found by vllm_command_line_fuzz).
+  EXPECT_EQ(parse_human_readable_int("777777777777777777T"), std::nullopt);
+  EXPECT_EQ(parse_human_readable_int("777777777777777.7t"), std::nullopt);
+  EXPECT_EQ(parse_human_readable_int("8388607T"), 8388607LL << 40);
   EXPECT_EQ(parse_human_readable_int("abc"), std::nullopt);
   auto p = parse("vllm serve m --max-model-len auto --max-num-batched-tokens 16K");
   EXPECT_EQ(p.command.find("--max-model-len")->value(), "auto");
