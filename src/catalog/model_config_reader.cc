@@ -218,10 +218,10 @@ void ConfigReader::read_trait_shapes(const json& text) {
     else if (row_->has("ffn-4x"))
       shape_.intermediate_size = 4 * shape_.hidden_size;
   }
-  // GPT-2's n_positions rows; OPT's learned table keeps 2 more (OPTLearnedPositionalEmbedding).
+  // GPT-2's n_positions rows; OPT's keeps 2 more (OPTLearnedPositionalEmbedding: positions+2).
   if (row_->has("learned-positions")) {
     if (auto p = get_int(text, "max_position_embeddings", false))
-      shape_.position_table = *p + (shape_.model_type == "opt" ? 2 : 0);
+      shape_.position_table = *p + (row_->has("positions+2") ? 2 : 0);
   }
   // Falcon's multi_query (before new_decoder_architecture): one KV head for every query head
   // (vLLM models/falcon.py FalconAttention).
@@ -262,16 +262,17 @@ Status ConfigReader::read_attention(const json& text) {
   shape_.v_head_dim = shape_.head_dim;
   shape_.intermediate_size = get_int(text, "intermediate_size", false).value_or(0);
   read_trait_shapes(text);
-  // Class defaults when config.json omits the key: the Gemma configs tie the LM head to the
-  // embeddings (GemmaConfig/Gemma2Config/Gemma3TextConfig tie_word_embeddings=True); Qwen2 and
+  // Class defaults when config.json omits the key: whether the config class ties the LM head to
+  // the embeddings (data/config-defaults.tsv: the Gemma configs, GPT-2, OPT do); Qwen2 and
   // Qwen2-MoE put a bias on q/k/v, Phi on q/k/v/dense.
-  const bool gemma = shape_.model_type.rfind("gemma", 0) == 0 ||
-                     ties_embeddings_by_default(text.value("model_type", shape_.model_type));
+  const bool tied_by_default =
+      ties_embeddings_by_default(text.value("model_type", shape_.model_type)) ||
+      ties_embeddings_by_default(shape_.model_type);
   // A composite (multimodal) config's own tie_word_embeddings governs its language model: vLLM
   // 0.34.0 builds Mistral3ForConditionalGeneration tied (top level true) although its text_config
   // says false (tests/oracle/layouts/vllm-0.34.0.jsonl).
   shape_.tie_word_embeddings =
-      root_.value("tie_word_embeddings", text.value("tie_word_embeddings", gemma));
+      root_.value("tie_word_embeddings", text.value("tie_word_embeddings", tied_by_default));
   // Qwen2-VL and Qwen2.5-VL's language models are Qwen2's, biases included.
   shape_.attention_bias = text.value(
       "attention_bias", shape_.model_type == "qwen2" || shape_.model_type == "qwen2_moe" ||

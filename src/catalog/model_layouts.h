@@ -21,7 +21,7 @@ struct LayoutRow {
   std::vector<std::string> checked;  // engines whose own code the row was held against
   // What sets the family's usual shape apart, each a word of the traits column: plain-mlp (up →
   // act → down, no gate), qkv-bias, all-bias (every linear and norm has a bias),
-  // learned-positions (an absolute position table), ffn-4x (a missing intermediate size is 4 ×
+  // learned-positions (an absolute position table; positions+2: two more rows, OPT), ffn-4x (a missing intermediate size is 4 ×
   // hidden), multi-query (multi_query: true means one KV head).
   std::vector<std::string> traits;
   bool has(std::string_view trait) const;

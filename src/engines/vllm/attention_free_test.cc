@@ -12,7 +12,11 @@ namespace {
 
 // Codestral-Mamba-7B's shape (Mamba2Config fields); no attention heads, no context length key.
 std::string codestral_config() {
-  const auto path = std::filesystem::temp_directory_path() / "servescope-codestral-mamba.json";
+  // One file per test: ctest runs the tests of this file in parallel.
+  const auto path =
+      std::filesystem::temp_directory_path() /
+      ("servescope-codestral-mamba-" +
+       std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
   std::ofstream(path) << R"({"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
     "hidden_size": 4096, "num_hidden_layers": 64, "state_size": 128, "expand": 2,
     "conv_kernel": 4, "n_groups": 8, "num_heads": 128, "head_dim": 64, "vocab_size": 32768,

@@ -322,7 +322,8 @@ void resolve_kv_specs(PlanContext& ctx) {
   // V3.5 hybrid attention/mamba block alignment.
   std::int64_t mamba_page = 0;
   std::int64_t mamba_block = a.block_size;
-  if (m.attention_free()) {
+  const bool attention_free = m.attention_free();
+  if (attention_free) {
     // No attention page to align to: the state's block is the whole context in the none mode
     // (models/config.py::MambaModelConfig.verify_and_update_config: mamba_block_size =
     // max_model_len), the block size with prefix caching typed.
@@ -463,7 +464,7 @@ void resolve_kv_specs(PlanContext& ctx) {
       case LayerKind::kLinearAttention:
         s.kind = SpecKind::kMamba;
         s.page_bytes = mamba_page;
-        if (m.attention_free())
+        if (attention_free)
           s.block_size = mamba_block;
         s.spec_blocks = a.spec_k;
         break;
@@ -544,16 +545,16 @@ void resolve_kv_specs(PlanContext& ctx) {
            {"kv_layers"}});
   }
   g.add({"kv_page_bytes",
-         m.attention_free() ? mamba_page : attn_page,
+         attention_free ? mamba_page : attn_page,
          "bytes",
          "V3.3",
-         m.attention_free() ? "No attention layer: each layer's page is its recurrent state."
-         : mla              ? (a.kv_dtype == "fp8_ds_mla"
-                                   ? fmt::format("MLA in fp8_ds_mla: block {} × 656-byte rows (fp8 latent, "
-                                                              "scales, 16-bit rope).",
-                                                 a.block_size)
-                                   : fmt::format("MLA: block {} × {} elements × {} bytes.", a.block_size,
-                                                 shape.head_size, a.kv_bytes))
+         attention_free ? "No attention layer: each layer's page is its recurrent state."
+         : mla          ? (a.kv_dtype == "fp8_ds_mla"
+                               ? fmt::format("MLA in fp8_ds_mla: block {} × 656-byte rows (fp8 latent, "
+                                                      "scales, 16-bit rope).",
+                                             a.block_size)
+                               : fmt::format("MLA: block {} × {} elements × {} bytes.", a.block_size,
+                                             shape.head_size, a.kv_bytes))
                : fmt::format("block {} × {} heads × (K {} + V {}) × {} bytes.", a.block_size,
                              shape.heads, shape.head_size, shape.head_size_v, a.kv_bytes),
          std::string(kInterface) + "::AttentionSpec.page_size_bytes",

@@ -14,8 +14,10 @@ namespace {
 // DeepSeek-V3.2-Exp's published shape (tools/engine-sync/layout_configs.json's patches), with
 // the layer count cut to 4 so a plan's weights fit one GPU.
 std::string sparse_config(const std::string& model_type, const std::string& architecture) {
-  const auto path =
-      std::filesystem::temp_directory_path() / ("servescope-sparse-mla-" + model_type + ".json");
+  const auto path = std::filesystem::temp_directory_path() /
+                    // One file per test: ctest runs the tests of this file in parallel.
+                    ("servescope-sparse-mla-" + model_type + "-" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json");
   std::ofstream(path) << R"({"architectures": [")" << architecture << R"("], "model_type": ")"
                       << model_type << R"(",
     "hidden_size": 7168, "num_hidden_layers": 4, "num_attention_heads": 128,
