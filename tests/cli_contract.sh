@@ -63,6 +63,49 @@ expect_usage_error "unknown output" "no such output" -- explain max_frobs --gpu 
 expect_usage_error "unknown version" "unknown version" -- plan --engine sglang@0.3.99 --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "calibration above the card" "--free-before-load 200" -- plan --gpu h100-sxm --free-before-load 200 --free-after-load 60 -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B
 
+# fit: bad input is one line and exit 2; an unmet target exit 1 with the closest; what it prints
+# replans (through plan) to the figures it claimed, and each emitted file reads back with --from.
+fitm=(--engine vllm --model Qwen/Qwen3-32B)
+expect_usage_error "fit unknown GPU" "fit --gpu h999" -- fit "${fitm[@]}" --gpu h999 --kv-tokens 1000
+expect_usage_error "fit without a target" "fit: no target" -- fit "${fitm[@]}" --gpu h100-sxm
+expect_usage_error "fit bad context" "fit --context lots" -- fit "${fitm[@]}" --gpu h100-sxm --context lots
+expect_usage_error "fit varies a flag no rule reads" "no capacity rule" -- fit "${fitm[@]}" --gpu h100-sxm --kv-tokens 1000 --vary --port=1,2
+expect_usage_error "fit varies an unknown flag" "fit --vary --frob=1" -- fit "${fitm[@]}" --gpu h100-sxm --kv-tokens 1000 --vary --frob=1
+expect_usage_error "fit partial nodes" "whole nodes" -- fit "${fitm[@]}" --gpu h100-sxm --kv-tokens 1000 --gpus 12
+expect_usage_error "fit without model or command" "give --engine NAME and --model ID" -- fit --gpu h100-sxm --kv-tokens 1000
+"$bin" fit "${fitm[@]}" --gpu h100-sxm --max-gpus 2 --kv-tokens 1000000000 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "fit with an unreachable target: expected exit 1"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "fit unmet: expected one stderr line: $(cat "$tmp/err")"
+grep -q "Closest" "$tmp/out" || fail "fit unmet: no closest configurations"
+"$bin" fit "${fitm[@]}" --gpu h100-sxm,l40s --concurrency 32 --context 16384 --limit 4 --json \
+  >"$tmp/fit.json" 2>"$tmp/err" || fail "fit --json exited $?: $(cat "$tmp/err")"
+python3 - "$bin" "$tmp/fit.json" <<'PY' || fail "fit --json: a configuration does not replan as claimed"
+import json, shlex, subprocess, sys
+binary, path = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+rows = d["configurations"]
+assert rows and all(r["meets"] for r in rows), rows
+assert [r["cost"] for r in rows] == sorted(r["cost"] for r in rows)
+for r in rows:
+    per_node = str(r["gpus"] // r["nodes"])
+    out = subprocess.run([binary, "plan", "--json", "--gpu", r["gpu"], "--gpus", per_node, "--"]
+                         + shlex.split(r["command"]), capture_output=True, text=True, check=True)
+    o = json.loads(out.stdout)["outputs"]
+    assert o["gpu_kv_cache_size_tokens"] == r["gpu_kv_cache_size_tokens"], (r, o)
+    assert o["maximum_concurrency"] >= 32 and o["max_model_len"] == 16384, o
+PY
+for form in shell systemd compose k8s; do
+  "$bin" fit "${fitm[@]}" --gpu h100-sxm --concurrency 32 --context 16384 --emit "$form" \
+    >"$tmp/emitted.$form" 2>"$tmp/err" || fail "fit --emit $form exited $?: $(cat "$tmp/err")"
+  "$bin" plan --json --gpu h100-sxm --from "$tmp/emitted.$form" >"$tmp/emitted.json" 2>"$tmp/err" \
+    || fail "plan --from the emitted $form file exited $?: $(cat "$tmp/err")"
+  python3 - "$tmp/emitted.json" <<'PY' || fail "the emitted $form file does not plan to the target"
+import json, sys
+o = json.load(open(sys.argv[1]))["outputs"]
+assert o["maximum_concurrency"] >= 32 and o["max_model_len"] == 16384, o
+PY
+done
+
 expect_usage_error "why without =" "expected OUTPUT=VALUE" -- why max_running_requests --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "why non-number" "'many' is not a number" -- why max_running_requests=many --gpu rtx-pro-6000 -- "${seed[@]}"
 expect_usage_error "why unknown output" "no such output; outputs:" -- why max_frobs=3 --gpu rtx-pro-6000 -- "${seed[@]}"

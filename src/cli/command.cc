@@ -14,6 +14,8 @@ const std::vector<Command>& commands() {
       {"check", "rebuild a log's scenario, predict, and compare every logged figure", run_check},
       {"why", "search the changes that reproduce an observed value, and plan the experiments",
        run_why},
+      {"fit", "search GPUs, parallelism and flags for the configurations that meet a target",
+       run_fit},
       {"logs", "read a server log: capacity facts, engine version, batch timeline", run_logs},
       {"gpus", "list the GPU catalog", run_gpus},
       {"models", "list the bundled model configs", run_models},

@@ -33,6 +33,7 @@ ExitStatus run_explain(const CommandArgs& args);
 ExitStatus run_lint(const CommandArgs& args);
 ExitStatus run_diff(const CommandArgs& args);
 ExitStatus run_why(const CommandArgs& args);
+ExitStatus run_fit(const CommandArgs& args);
 ExitStatus run_check(const CommandArgs& args);
 ExitStatus run_logs(const CommandArgs& args);
 ExitStatus run_gpus(const CommandArgs& args);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "engines/fit_knobs.h"
 #include "engines/launch_command.h"
 #include "engines/log_grammar.h"
 #include "engines/plan.h"
@@ -152,6 +153,8 @@ class Engine {
   virtual const class TwinProfile* twin_profile() const { return nullptr; }
   /// How a load generator reads this engine's server (engines/client_profile.h), or nullptr.
   virtual const struct ClientProfile* client_profile() const { return nullptr; }
+  /// The flags and outputs `fit` searches (engines/fit_knobs.h), or nullptr while it has none.
+  virtual const FitKnobs* fit_knobs() const { return nullptr; }
 };
 
 /// All engines servescope models.

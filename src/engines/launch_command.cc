@@ -69,7 +69,9 @@ LaunchCommand LaunchCommand::without_flag(const std::string& canonical) const {
   }
   for (FlagSetting& f : out.flags) {
     f.argv_index = static_cast<int>(out.words.size());
-    out.words.push_back(f.spelled.empty() ? f.name : f.spelled);
+    // A setting with no spelling was typed as a positional argument ("vllm serve MODEL").
+    if (!f.spelled.empty())
+      out.words.push_back(f.spelled);
     for (const std::string& v : f.values)
       out.words.push_back(v);
   }

@@ -24,6 +24,7 @@ class VllmEngine final : public Engine {
   std::vector<Finding> check_log_consistency(const std::vector<Fact>& facts) const override;
   const TwinProfile* twin_profile() const override;
   const ClientProfile* client_profile() const override;
+  const FitKnobs* fit_knobs() const override;
 };
 
 }  // namespace servescope::vllm

@@ -1,0 +1,53 @@
+// servescope fit TARGET [--gpu K,...] [--gpus N | --max-gpus N] [--vary ...] [--keep ...]
+//                [--engine E@V] [--model M] [-- CMD | --from FILE]
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "catalog/gpu_catalog.h"
+#include "cli/command.h"
+#include "cli/fit_options.h"
+#include "cli/scenario_cli.h"
+#include "diagnose/fit.h"
+#include "report/fit_report.h"
+
+namespace servescope {
+
+ExitStatus run_fit(const CommandArgs& args) {
+  CLI::App app(
+      "From a target to the configurations that meet it: GPUs, parallelism and flags, each "
+      "planned with the engine's own rules, with the command to launch.",
+      "fit");
+  FitOptions o;
+  add_fit_options(app, o);
+  bool json = false;
+  app.add_flag("--json", json, "Print the configurations as JSON, best first");
+  if (auto exit = parse_command_line(app, args))
+    return *exit;
+  auto request = build_fit_request(o, args.launch_command);
+  if (!request)
+    return usage_error(request.message());
+  auto result =
+      fit_configurations(*request->engine, request->base, request->target, request->space);
+  if (!result)
+    return usage_error(result.message());
+  const FitKnobs& knobs = *request->engine->fit_knobs();
+  if (json)
+    std::cout << fit_to_json(*result, knobs).dump(2) << "\n";
+  else if (o.emit.empty() || result->configurations.empty())
+    std::cout << render_fit_text(*result, knobs);
+  if (result->configurations.empty()) {
+    std::cerr << fmt::format("servescope: fit: no configuration in the space reaches {}\n",
+                             result->target.describe());
+    return ExitStatus::kFindings;
+  }
+  if (!o.emit.empty()) {
+    auto text = emit_configuration(o.emit, result->configurations.front(), *request->engine);
+    if (!text)
+      return usage_error(text.message());
+    std::cout << *text;
+  }
+  return ExitStatus::kOk;
+}
+
+}  // namespace servescope

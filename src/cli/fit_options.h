@@ -1,0 +1,48 @@
+// `fit`'s options as typed, and what they build: the engine, the scenario the search starts
+// from (the user's command, or the bare model), the target and the search space. Bad input is
+// one line naming the option and the fix.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "diagnose/fit.h"
+
+namespace servescope {
+
+struct FitOptions {
+  std::string engine, model, from;
+  std::vector<std::string> env;
+  std::vector<std::string> gpu;  // --gpu K,K (several allowed)
+  std::optional<int> gpus, max_gpus, gpus_per_node, max_nodes;
+  std::optional<std::int64_t> concurrency, kv_tokens, max_running_requests, context_step;
+  std::string context;             // a number, or "max"
+  std::vector<std::string> vary;   // NAME[=SPEC]
+  std::vector<std::string> keep;   // NAME
+  std::vector<std::string> price;  // GPU=USD_PER_HOUR
+  std::size_t limit = 10;
+  bool exhaustive = false;
+  std::string emit;  // shell, systemd, compose, k8s
+};
+
+void add_fit_options(CLI::App& app, FitOptions& options);
+
+struct FitRequest {
+  const Engine* engine = nullptr;
+  Scenario base;
+  FitTarget target;
+  FitSpace space;
+};
+
+Result<FitRequest> build_fit_request(const FitOptions& options,
+                                     const std::vector<std::string>& launch_command);
+
+/// The best configuration as a deployable file: a shell script, a systemd unit, a compose
+/// file or a Kubernetes manifest (what `--from` reads back).
+Result<std::string> emit_configuration(const std::string& form, const FitConfiguration& c,
+                                       const Engine& engine);
+
+}  // namespace servescope
