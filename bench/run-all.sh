@@ -6,6 +6,8 @@ echo "== plan (Google Benchmark, pinned to CPU 0)"
 taskset -c 0 "$build/servescope_bench" --benchmark_filter='Plan' --benchmark_min_time=0.5
 echo "== diff and why (Google Benchmark, pinned to CPU 0)"
 taskset -c 0 "$build/servescope_bench" --benchmark_filter='Diff|Why' --benchmark_min_time=0.5
+echo "== fit: the pruned search vs the naive loop of full plans (Google Benchmark, pinned to CPU 0)"
+taskset -c 0 "$build/servescope_bench" --benchmark_filter='Fit'
 echo "== simulate: 100,000 requests (Google Benchmark, pinned to CPU 0)"
 taskset -c 0 "$build/servescope_bench" --benchmark_filter='Simulate'
 echo "== twin: SSE events/s and 5,000 concurrent streams (twin on CPU 0, Asio load client on CPU 1)"

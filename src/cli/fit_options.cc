@@ -43,6 +43,17 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
                  "The grid the longest context is searched on, in tokens (default 256)");
   app.add_flag("--exhaustive", o.exhaustive,
                "Plan every candidate instead of pruning by cost and bisection (same answer)");
+  ScenarioOptions& c = o.calibration;
+  app.add_option("--calibrate-from", c.calibrate_from,
+                 "Calibrate from a real log of the command (its GPU and parallelism only)");
+  app.add_option("--free-before-load", c.free_before_load_gib, "Calibration (SGLang), GiB");
+  app.add_option("--free-after-load", c.free_after_load_gib, "Calibration (SGLang), GiB");
+  app.add_option("--total-memory", c.total_memory_gib, "Calibration (vLLM), GiB");
+  app.add_option("--weights", c.weights_gib, "Calibration (vLLM), GiB");
+  app.add_option("--activation-peak", c.activation_peak_gib, "Calibration (vLLM), GiB");
+  app.add_option("--non-torch", c.non_torch_gib, "Calibration (vLLM), GiB");
+  app.add_option("--cuda-graph-memory", c.cuda_graph_gib, "Calibration (vLLM), GiB");
+  app.add_option("--kv-memory", c.kv_memory_gib, "Calibration (vLLM), GiB");
   app.add_option("--emit", o.emit,
                  "Print the best configuration as a deployable file: shell, systemd, compose, k8s")
       ->check(CLI::IsMember({"shell", "systemd", "compose", "k8s"}));
@@ -239,7 +250,7 @@ Result<FitRequest> build_fit_request(const FitOptions& o,
   if (!gpus)
     return gpus.error();
 
-  ScenarioOptions so;
+  ScenarioOptions so = o.calibration;
   so.engine = o.engine;
   so.model = o.model;
   so.env = o.env;

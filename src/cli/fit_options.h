@@ -10,6 +10,7 @@
 
 #include "core/result.h"
 #include "diagnose/fit.h"
+#include "diagnose/scenario_builder.h"
 
 namespace servescope {
 
@@ -26,6 +27,9 @@ struct FitOptions {
   std::size_t limit = 10;
   bool exhaustive = false;
   std::string emit;  // shell, systemd, compose, k8s
+  // Calibration of the GPU and parallelism the command names (scenario options); fit applies it
+  // to the candidates on that GPU with that split only.
+  ScenarioOptions calibration;
 };
 
 void add_fit_options(CLI::App& app, FitOptions& options);

@@ -156,11 +156,13 @@ class FitSearch {
       if (!found)
         continue;
       if (target_.longest_context) {
-        // The longest context wins; on a tie the option with fewer changes (earlier) stays.
-        if (best.empty())
+        // The front of (changes, context): an option is kept when it reaches a longer context
+        // than every option with fewer changes before it (as typed 43,520; with FP8 KV 87,040).
+        const bool longer = std::all_of(best.begin(), best.end(), [&](const Evaluation& b) {
+          return found->figures.at_context > b.figures.at_context;
+        });
+        if (longer)
           best.push_back(std::move(*found));
-        else if (found->figures.context > best.front().figures.context)
-          best.front() = std::move(*found);
         continue;
       }
       best_tier = option.settings.size();
@@ -175,8 +177,12 @@ class FitSearch {
   Scenario scenario_for(const HardwarePoint& p, const FlagOption& option,
                         std::optional<double> fraction) const {
     Scenario s = base_;
-    if (p.gpu->key != base_.hardware.gpu.key)
-      s.calibration = Calibration{};  // figures measured on another GPU do not carry over
+    // Figures measured on another GPU, or with the model split otherwise, do not carry over.
+    if (p.gpu->key != base_.hardware.gpu.key ||
+        p.tensor_parallel != int_flag(base_.command, knobs_.tensor_parallel) ||
+        p.pipeline_parallel != int_flag(base_.command, knobs_.pipeline_parallel)) {
+      s.calibration = Calibration{};
+    }
     s.hardware.gpu = *p.gpu;
     s.hardware.gpus_per_node = p.gpus / p.nodes;
     if (space_.vary_parallelism) {
@@ -498,8 +504,8 @@ FitConfiguration configuration_of(const HardwarePoint& p, Evaluation e, const Sc
 // Best first: cheapest, fewest nodes, fewest changes, shortest pipeline, widest margin; in
 // longest-context mode the longest context before all of these.
 bool ranks_before(const FitConfiguration& a, const FitConfiguration& b, bool longest) {
-  if (longest && a.figures.context != b.figures.context)
-    return a.figures.context > b.figures.context;
+  if (longest && a.figures.at_context != b.figures.at_context)
+    return a.figures.at_context > b.figures.at_context;
   if (a.cost != b.cost)
     return a.cost < b.cost;
   if (a.nodes != b.nodes)

@@ -128,7 +128,9 @@ std::vector<double> fraction_grid(const FitSpace& space, const FitKnobs& knobs, 
   const int steps = static_cast<int>(std::floor((hi - lo) / step + 1e-9));
   for (int i = 0; i <= steps; ++i) {
     const double f = std::round((lo + i * step) * 1000) / 1000;
-    if (f > in_force + 1e-9)
+    // Pruned, only fractions above the one in force: below it the KV budget is no larger
+    // (monotone, fit.cc), so none meets where the fraction in force does not.
+    if (!space.prune || f > in_force + 1e-9)
       out.push_back(f);
   }
   return out;

@@ -40,7 +40,8 @@ struct FlagOption {
 std::vector<FlagOption> flag_options(const FitSpace& space, const FitKnobs& knobs,
                                      const Scenario& base);
 
-/// The memory fractions above `in_force` that the space lets fit try, ascending.
+/// The memory fractions the space lets fit try, ascending: pruned, those above `in_force`;
+/// unpruned, the whole range (brute force, whose answer shows the monotone argument holds).
 std::vector<double> fraction_grid(const FitSpace& space, const FitKnobs& knobs, double in_force);
 
 }  // namespace servescope

@@ -209,7 +209,7 @@ TEST(Fit, LongestContextIsTheEdge) {
   const FitConfiguration& c = r.configurations.front();
   FitTarget at = t;
   at.longest_context = false;
-  at.context = static_cast<std::int64_t>(c.figures.context);
+  at.context = static_cast<std::int64_t>(c.figures.at_context);
   expect_replans_as_claimed(*b.engine, r, at);
   // One step longer does not hold 8 requests.
   FitTarget longer = at;

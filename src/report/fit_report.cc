@@ -53,11 +53,11 @@ std::string render_fit_text(const FitResult& r, const FitKnobs& knobs) {
   out += fmt::format("  searched  {} hardware points, {} plans\n\n", r.hardware_points, r.plans);
   const bool per_context = r.target.concurrency || r.target.context || r.target.longest_context;
   if (!r.configurations.empty()) {
-    out += fmt::format("{} configuration{} meet{} it, best first ({} first{}):\n\n",
+    out += fmt::format("{} configuration{} meet{} it, best first ({}{} first):\n\n",
                        r.configurations.size(), r.configurations.size() == 1 ? "" : "s",
                        r.configurations.size() == 1 ? "s" : "",
-                       r.cost_unit == "GPUs" ? "fewest GPUs" : "cheapest",
-                       r.target.longest_context ? ", after the longest context" : "");
+                       r.target.longest_context ? "longest context, then " : "",
+                       r.cost_unit == "GPUs" ? "fewest GPUs" : "cheapest");
   } else {
     out += "No configuration in the space meets it.\n\n";
   }
