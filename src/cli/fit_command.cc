@@ -12,6 +12,18 @@
 #include "report/fit_report.h"
 
 namespace servescope {
+namespace {
+
+// The closest achievable figure, for the one line an unmet target ends with.
+std::string closest_note(const FitResult& r) {
+  if (r.closest.empty())
+    return "";
+  const FitConfiguration& c = r.closest.front();
+  return fmt::format("; closest: {}× {} TP {} · PP {}, {}", c.gpus, c.gpu, c.tensor_parallel,
+                     c.pipeline_parallel, c.why_not);
+}
+
+}  // namespace
 
 ExitStatus run_fit(const CommandArgs& args) {
   CLI::App app(
@@ -31,14 +43,25 @@ ExitStatus run_fit(const CommandArgs& args) {
       fit_configurations(*request->engine, request->base, request->target, request->space);
   if (!result)
     return usage_error(result.message());
+  if (request->latency) {
+    if (Status st =
+            apply_latency_target(*request->engine, *result, *request->latency, request->limit);
+        !st) {
+      return usage_error(st.message());
+    }
+  } else if (result->configurations.size() > request->limit) {
+    result->configurations.resize(request->limit);
+  }
   const FitKnobs& knobs = *request->engine->fit_knobs();
+  const std::string latency = request->latency ? request->latency->describe() : "";
   if (json)
-    std::cout << fit_to_json(*result, knobs).dump(2) << "\n";
+    std::cout << fit_to_json(*result, knobs, latency).dump(2) << "\n";
   else if (o.emit.empty() || result->configurations.empty())
-    std::cout << render_fit_text(*result, knobs);
+    std::cout << render_fit_text(*result, knobs, latency);
   if (result->configurations.empty()) {
-    std::cerr << fmt::format("servescope: fit: no configuration in the space reaches {}\n",
-                             result->target.describe());
+    std::cerr << fmt::format("servescope: fit: no configuration in the space reaches {}{}\n",
+                             result->target.starts_only ? latency : result->target.describe(),
+                             closest_note(*result));
     return ExitStatus::kFindings;
   }
   if (!o.emit.empty()) {

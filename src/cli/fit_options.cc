@@ -5,6 +5,7 @@
 #include "catalog/gpu_catalog.h"
 #include "core/text.h"
 #include "diagnose/scenario_builder.h"
+#include "lab/duration.h"
 
 namespace servescope {
 
@@ -25,6 +26,14 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
   app.add_option("--kv-tokens", o.kv_tokens, "Target: at least this many tokens of KV cache");
   app.add_option("--max-running-requests", o.max_running_requests,
                  "Target: a running-request limit of at least this");
+  app.add_option("--rate", o.rate,
+                 "Latency target: requests per second offered (Poisson), judged by simulate's "
+                 "model with --ttft-p99 and/or --tpot-p99");
+  app.add_option("--ttft-p99", o.ttft_p99, "Latency target: p99 time to first token, e.g. 500ms");
+  app.add_option("--tpot-p99", o.tpot_p99, "Latency target: p99 time per output token, e.g. 50ms");
+  app.add_option("--input-len", o.input_len, "Latency target: prompt tokens (simulate's forms)");
+  app.add_option("--output-len", o.output_len, "Latency target: output tokens");
+  app.add_option("--requests", o.requests, "Latency target: simulated requests per configuration");
   app.add_option("--gpu", o.gpu, "GPU kinds to try, KEY[,KEY...] (default: every catalog GPU)")
       ->delimiter(',');
   app.add_option("--gpus", o.gpus, "Exactly this many GPUs in all");
@@ -229,12 +238,48 @@ Result<FitTarget> target_of(const FitOptions& o) {
       return fail(fmt::format("fit --context {}: expected a token count or 'max'", o.context));
     t.context = *n;
   }
+  t.starts_only = o.rate.has_value();
   if (!t.any()) {
     return fail(
         "fit: no target; give --concurrency N --context L, --kv-tokens T, "
-        "--max-running-requests N or --context L|max");
+        "--max-running-requests N, --context L|max or --rate R --ttft-p99 X");
   }
   return t;
+}
+
+Result<std::optional<LatencyTarget>> latency_of(const FitOptions& o) {
+  if (!o.rate) {
+    if (!o.ttft_p99.empty() || !o.tpot_p99.empty())
+      return fail("fit --ttft-p99/--tpot-p99: give the offered load with --rate R");
+    return std::optional<LatencyTarget>();
+  }
+  LatencyTarget t;
+  if (*o.rate <= 0)
+    return fail(fmt::format("fit --rate {}: must be above 0 requests/s", *o.rate));
+  t.rate = *o.rate;
+  for (const auto& [name, text, field] : {std::tuple{"--ttft-p99", &o.ttft_p99, &t.ttft_p99_ms},
+                                          std::tuple{"--tpot-p99", &o.tpot_p99, &t.tpot_p99_ms}}) {
+    if (text->empty())
+      continue;
+    auto seconds = parse_duration_seconds(*text);
+    if (!seconds || *seconds <= 0)
+      return fail(fmt::format("fit {} {}: expected a duration, e.g. 500ms or 0.5s", name, *text));
+    *field = *seconds * 1000;
+  }
+  if (!t.ttft_p99_ms && !t.tpot_p99_ms)
+    return fail("fit --rate: give --ttft-p99 and/or --tpot-p99, the latency to meet at that rate");
+  if (o.requests < 1)
+    return fail(fmt::format("fit --requests {}: must be at least 1", o.requests));
+  t.requests = o.requests;
+  auto in = LengthSpec::parse(o.input_len, "--input-len");
+  if (!in)
+    return in.error();
+  auto out = LengthSpec::parse(o.output_len, "--output-len");
+  if (!out)
+    return out.error();
+  t.input = *in;
+  t.output = *out;
+  return std::optional<LatencyTarget>(t);
 }
 
 }  // namespace
@@ -246,6 +291,10 @@ Result<FitRequest> build_fit_request(const FitOptions& o,
   if (!target)
     return target.error();
   r.target = *target;
+  auto latency = latency_of(o);
+  if (!latency)
+    return latency.error();
+  r.latency = *latency;
   auto gpus = gpus_of(o.gpu);
   if (!gpus)
     return gpus.error();
@@ -284,7 +333,9 @@ Result<FitRequest> build_fit_request(const FitOptions& o,
 
   FitSpace& s = r.space;
   s.gpus = std::move(*gpus);
-  s.limit = o.limit;
+  r.limit = o.limit;
+  // Under a latency target some capacity rows fail the simulation: search for more of them.
+  s.limit = r.latency ? std::max<std::size_t>(o.limit * 5, 25) : o.limit;
   s.prune = !o.exhaustive;
   s.gpus_per_node = o.gpus_per_node.value_or(8);
   s.max_nodes = o.max_nodes.value_or(1);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/fit_latency.h"
 #include "core/result.h"
 #include "diagnose/fit.h"
 #include "diagnose/scenario_builder.h"
@@ -30,6 +31,11 @@ struct FitOptions {
   // Calibration of the GPU and parallelism the command names (scenario options); fit applies it
   // to the candidates on that GPU with that split only.
   ScenarioOptions calibration;
+  // A latency target through simulate's model.
+  std::optional<double> rate;
+  std::string ttft_p99, tpot_p99;  // durations: 500ms, 0.5s
+  std::string input_len = "1024", output_len = "256";
+  std::int64_t requests = 400;
 };
 
 void add_fit_options(CLI::App& app, FitOptions& options);
@@ -39,6 +45,8 @@ struct FitRequest {
   Scenario base;
   FitTarget target;
   FitSpace space;
+  std::optional<LatencyTarget> latency;
+  std::size_t limit = 10;  // rows shown (the space's limit is wider under a latency target)
 };
 
 Result<FitRequest> build_fit_request(const FitOptions& options,

@@ -30,6 +30,8 @@ std::string FitTarget::describe() const {
     parts.push_back(fmt::format("{} tokens of KV cache", *kv_tokens));
   if (max_running_requests)
     parts.push_back(fmt::format("a running-request limit of {}", *max_running_requests));
+  if (parts.empty() && starts_only)
+    parts.push_back("the engine starts");
   std::string out;
   for (const std::string& p : parts)
     out += (out.empty() ? "" : ", ") + p;

@@ -24,8 +24,11 @@ struct FitTarget {
                                             // the rest (concurrency 1 unless given)
   std::optional<std::int64_t> kv_tokens;
   std::optional<std::int64_t> max_running_requests;
+  // Only that the engine starts: a latency target (cli/fit_latency.h) judges the rest.
+  bool starts_only = false;
   bool any() const {
-    return concurrency || context || longest_context || kv_tokens || max_running_requests;
+    return concurrency || context || longest_context || kv_tokens || max_running_requests ||
+           starts_only;
   }
   std::string describe() const;
 };
@@ -91,6 +94,13 @@ struct FitConfiguration {
   std::string binding;  // the limit that binds ("KV cache: 52 requests of 32768 tokens")
   std::string why_not;  // for a miss: the engine's startup error or the figure short
   double cost = 0;      // GPUs, or USD per hour with --price
+  // A latency target's verdict, from `simulate`'s model (never exact): its figures and factors.
+  struct Simulated {
+    double rate = 0;  // requests per second offered
+    double ttft_p99_ms = 0, tpot_p99_ms = 0, requests_per_s = 0;
+    std::string factors;  // "bandwidth=0.80 compute=0.50 ..."
+  };
+  std::optional<Simulated> simulated;
 };
 
 struct FitResult {

@@ -47,9 +47,11 @@ std::string changes_text(const FitConfiguration& c) {
 
 }  // namespace
 
-std::string render_fit_text(const FitResult& r, const FitKnobs& knobs) {
+std::string render_fit_text(const FitResult& r, const FitKnobs& knobs, const std::string& latency) {
   std::string out = fmt::format("fit {} {} · {}\n", r.engine, r.version, r.model);
   out += fmt::format("  target    {}\n", r.target.describe());
+  if (!latency.empty())
+    out += fmt::format("  latency   {}\n", latency);
   out += fmt::format("  searched  {} hardware points, {} plans\n\n", r.hardware_points, r.plans);
   const bool per_context = r.target.concurrency || r.target.context || r.target.longest_context;
   if (!r.configurations.empty()) {
@@ -69,7 +71,7 @@ std::string render_fit_text(const FitResult& r, const FitKnobs& knobs) {
                        c.pipeline_parallel);
     if (r.cost_unit != "GPUs")
       out += fmt::format("  ${:.2f}/h", c.cost);
-    out += fmt::format("  margin {}\n", margin_text(c.ratio));
+    out += std::isfinite(c.ratio) ? fmt::format("  margin {}\n", margin_text(c.ratio)) : "\n";
     out += fmt::format("      {} {}{}", knobs.kv_tokens_output, approx(f), thousands(f.kv_tokens));
     if (f.request_limit > 0)
       out += fmt::format(" · {} {}{}", knobs.request_limit_output, approx(f),
@@ -77,11 +79,23 @@ std::string render_fit_text(const FitResult& r, const FitKnobs& knobs) {
     if (per_context)
       out += fmt::format(" · {:.2f} requests of {:.0f} tokens", f.kv_requests, f.at_context);
     out += fmt::format(" · {} {:.3g}\n", knobs.fraction_output, f.fraction);
+    if (c.simulated) {
+      out += fmt::format(
+          "      simulated at {:g} requests/s: p99 TTFT {:.0f} ms · p99 TPOT {:.1f} ms\n",
+          c.simulated->rate, c.simulated->ttft_p99_ms, c.simulated->tpot_p99_ms);
+    }
     out += fmt::format("      binds: {} · changes: {}\n", c.binding, changes_text(c));
     out += fmt::format("      $ {}\n", c.command);
   }
   if (!r.closest.empty()) {
-    out += r.configurations.empty() ? "Closest:\n" : "\nCheaper, but short of the target:\n";
+    const bool all_cheaper =
+        !r.configurations.empty() &&
+        std::all_of(r.closest.begin(), r.closest.end(), [&](const FitConfiguration& c) {
+          return c.cost < r.configurations.front().cost;
+        });
+    out += r.configurations.empty() ? "Closest:\n"
+           : all_cheaper            ? "\nCheaper, but short of the target:\n"
+                                    : "\nShort of the target:\n";
     for (const FitConfiguration& c : r.closest) {
       out += fmt::format("  {}  TP {} · PP {}: {}", hardware(c), c.tensor_parallel,
                          c.pipeline_parallel, c.why_not);
@@ -94,6 +108,14 @@ std::string render_fit_text(const FitResult& r, const FitKnobs& knobs) {
                   [](const FitConfiguration& c) { return c.nodes > 1; })) {
     out += fmt::format("\nMulti-node: {}.\n", r.multi_node_note);
   }
+  const auto simulated = std::find_if(r.configurations.begin(), r.configurations.end(),
+                                      [](const FitConfiguration& c) { return c.simulated; });
+  if (simulated != r.configurations.end()) {
+    out += fmt::format(
+        "\nLatency is simulate's roofline model, not a measurement (factors: {}); calibrate "
+        "before relying on it.\n",
+        simulated->simulated->factors);
+  }
   if (std::any_of(r.configurations.begin(), r.configurations.end(),
                   [](const FitConfiguration& c) { return c.figures.estimated; })) {
     out +=
@@ -103,7 +125,7 @@ std::string render_fit_text(const FitResult& r, const FitKnobs& knobs) {
   return out;
 }
 
-nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs) {
+nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs, const std::string& latency) {
   auto one = [&](const FitConfiguration& c) {
     const FitFigures& f = c.figures;
     nlohmann::json j = {{"gpu", c.gpu},
@@ -130,6 +152,13 @@ nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs) {
       j["margin"] = c.ratio - 1;
     if (!c.why_not.empty())
       j["why_not"] = c.why_not;
+    if (c.simulated) {
+      j["simulated"] = {{"rate", c.simulated->rate},
+                        {"ttft_p99_ms", c.simulated->ttft_p99_ms},
+                        {"tpot_p99_ms", c.simulated->tpot_p99_ms},
+                        {"requests_per_s", c.simulated->requests_per_s},
+                        {"model_factors", c.simulated->factors}};
+    }
     return j;
   };
   nlohmann::json configurations = nlohmann::json::array(), closest = nlohmann::json::array();
@@ -148,6 +177,8 @@ nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs) {
     target["kv_tokens"] = *r.target.kv_tokens;
   if (r.target.max_running_requests)
     target["max_running_requests"] = *r.target.max_running_requests;
+  if (!latency.empty())
+    target["latency"] = latency;
   return {{"engine", r.engine},       {"version", r.version},
           {"model", r.model},         {"target", target},
           {"cost_unit", r.cost_unit}, {"hardware_points", r.hardware_points},

@@ -10,8 +10,11 @@
 
 namespace servescope {
 
-std::string render_fit_text(const FitResult& r, const FitKnobs& knobs);
+/// `latency`: the latency target's description ("" without one).
+std::string render_fit_text(const FitResult& r, const FitKnobs& knobs,
+                            const std::string& latency = "");
 /// Figures under the engine's own output names (knobs), best first.
-nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs);
+nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs,
+                           const std::string& latency = "");
 
 }  // namespace servescope
