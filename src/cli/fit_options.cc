@@ -287,14 +287,14 @@ Result<std::optional<LatencyTarget>> latency_of(const FitOptions& o) {
 Result<FitRequest> build_fit_request(const FitOptions& o,
                                      const std::vector<std::string>& launch_command) {
   FitRequest r;
-  auto target = target_of(o);
-  if (!target)
-    return target.error();
-  r.target = *target;
   auto latency = latency_of(o);
   if (!latency)
     return latency.error();
   r.latency = *latency;
+  auto target = target_of(o);
+  if (!target)
+    return target.error();
+  r.target = *target;
   auto gpus = gpus_of(o.gpu);
   if (!gpus)
     return gpus.error();
