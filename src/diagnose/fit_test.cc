@@ -4,7 +4,10 @@
 // a sliding-window model and across nodes.
 #include "diagnose/fit.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "catalog/gpu_catalog.h"
 #include "core/text.h"
@@ -259,6 +262,66 @@ TEST(Fit, PricesRankByCost) {
     EXPECT_LE(r.configurations[i - 1].cost, r.configurations[i].cost);
   const FitConfiguration& c = r.configurations.front();
   EXPECT_DOUBLE_EQ(c.cost, c.gpus * (c.gpu == "l40s" ? 0.8 : 2.5));
+}
+
+}  // namespace
+}  // namespace servescope
+
+namespace servescope {
+namespace {
+
+TEST(Fit, SglangKvTokensRaiseTheFractionByBisection) {
+  const BuiltScenario b = base("python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "l40s");
+  auto plan = b.engine->plan(b.scenario);
+  ASSERT_TRUE(plan);
+  FitTarget t;
+  t.kv_tokens = static_cast<std::int64_t>(output(*plan, "max_total_num_tokens") * 1.05);
+  FitSpace s = space_of({"l40s"}, 1);
+  s.vary_kv_dtype = false;
+  const FitResult r = fitted(b, t, s);
+  expect_replans_as_claimed(*b.engine, r, t);
+  const FitConfiguration& c = r.configurations.front();
+  EXPECT_NE(c.command.find("--mem-fraction-static"), std::string::npos) << c.command;
+  EXPECT_GT(c.figures.fraction, output(*plan, "mem_fraction_static"));
+  // The next grid step down does not reach the target: the least fraction is the answer.
+  Scenario lower = c.scenario;
+  const FlagSetting* f = lower.command.find("--mem-fraction-static");
+  ASSERT_NE(f, nullptr);
+  const double below = std::round((c.figures.fraction - 0.01) * 1000) / 1000;
+  if (below > output(*plan, "mem_fraction_static")) {
+    set_flag_change("--mem-fraction-static", f->spelled, {fmt::format("{:g}", below)}, lower)
+        .apply(lower);
+    auto p = b.engine->plan(lower);
+    ASSERT_TRUE(p);
+    EXPECT_LT(output(*p, "max_total_num_tokens"), static_cast<double>(*t.kv_tokens));
+  }
+  expect_pruned_is_brute_force(b, t, s);
+}
+
+TEST(Fit, SglangLongestContextAndVllmRunningRequests) {
+  const BuiltScenario sg =
+      base("python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "l40s");
+  FitTarget longest;
+  longest.longest_context = true;
+  longest.concurrency = 16;
+  FitSpace one = space_of({"l40s"}, 1);
+  one.context_step = 1024;
+  const FitResult r = fitted(sg, longest, one);
+  ASSERT_FALSE(r.configurations.empty());
+  // SGLang states no concurrency: the pool holds 16 requests of the length found, not of one
+  // step more.
+  for (const FitConfiguration& c : r.configurations) {
+    EXPECT_GE(std::floor(c.figures.kv_tokens / c.figures.at_context), 16) << c.command;
+    EXPECT_LT(std::floor(c.figures.kv_tokens / (c.figures.at_context + 1024)), 16) << c.command;
+  }
+  expect_pruned_is_brute_force(sg, longest, one);
+
+  const BuiltScenario vl = base("vllm serve Qwen/Qwen3-8B", "l40s");
+  FitTarget limit;
+  limit.max_running_requests = 2048;
+  const FitResult v = fitted(vl, limit, one);
+  expect_replans_as_claimed(*vl.engine, v, limit);
+  EXPECT_NE(v.configurations.front().command.find("--max-num-seqs 2048"), std::string::npos);
 }
 
 }  // namespace
