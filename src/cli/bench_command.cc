@@ -20,6 +20,8 @@
 #include "engines/engine.h"
 #include "evidence/log_reader.h"
 #include "load/bench_session.h"
+#include "load/bench_verdict.h"
+#include "load/slo.h"
 #include "report/bench_export.h"
 #include "report/bench_text.h"
 
@@ -116,6 +118,8 @@ ExitStatus run_bench(const CommandArgs& args) {
   std::string duration, timeout = "300s", scrape_interval = "250ms";
   std::string input_len = "1024", output_len = "256", dataset = "random";
   std::string json_path, csv_path, expect_from, engine_names;
+  std::string slo;
+  double max_error_rate = 0;
   std::int64_t requests = 0, warmup = 0;
   std::uint64_t seed = 1;
   bool no_stream = false, no_ignore_eos = false, no_continuous_usage = false, details = false;
@@ -173,6 +177,12 @@ ExitStatus run_bench(const CommandArgs& args) {
                "Do not read the server's metrics and status endpoints during the run");
   app.add_option("--scrape-interval", scrape_interval, "Time between reads of the server's view")
       ->capture_default_str();
+  app.add_option("--slo", slo,
+                 "Objectives: per request ttft:500ms,tpot:50ms,e2e:30s (goodput and attainment "
+                 "per point), or a percentile of the point ttft_p99:500ms (missed: exit 1)");
+  app.add_option("--max-error-rate", max_error_rate,
+                 "Percent of a point's requests that may fail before the run exits 1 (default 0)")
+      ->check(CLI::Range(0.0, 100.0));
   app.add_option("--expect-from", expect_from,
                  "A server log whose max_running_requests the run is held against");
   app.add_flag("--quiet", quiet, "No progress line");
@@ -280,6 +290,12 @@ ExitStatus run_bench(const CommandArgs& args) {
     }
   }
 
+  if (!slo.empty()) {
+    auto objectives = parse_slo(slo);
+    if (!objectives)
+      return usage_error(objectives.message());
+    o.slo = *objectives;
+  }
   o.dataset.source = dataset;
   o.dataset.input_len = input_len;
   o.dataset.output_len = output_len;
@@ -336,9 +352,10 @@ ExitStatus run_bench(const CommandArgs& args) {
   if (reports.any())
     if (Status st = write_reports(reports, bench_json(*report, details)); !st)
       return usage_error(st.message());
-  for (const BenchPoint& p : report->points)
-    if (!p.cross_check.empty() && !p.cross_check_agrees)
-      return ExitStatus::kFindings;
+  if (auto why = bench_failure(*report, max_error_rate / 100)) {
+    std::cerr << "servescope: " << *why << "\n";
+    return ExitStatus::kFindings;
+  }
   return ExitStatus::kOk;
 }
 

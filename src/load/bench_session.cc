@@ -7,6 +7,7 @@
 #include "load/asio_client.h"
 #include "load/cross_check.h"
 #include "load/point_summary.h"
+#include "load/slo.h"
 #include "load/server_watcher.h"
 
 namespace servescope {
@@ -49,6 +50,7 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   report.api = o.api.name;
   report.stream = o.stream;
   report.expected = o.expected;
+  report.slo = o.slo;
   report.seed = o.dataset.seed;
   if (!o.points.empty()) {
     report.requests = o.points.front().requests;
@@ -138,6 +140,8 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
       adapter = std::make_unique<ProgressAdapter>(progress, i + 1, n);
     PointData data = runner.run(plan, watcher.get(), adapter.get());
     BenchPoint point = summarize_point(plan, data, o.details);
+    if (!o.slo.empty())
+      point.slo = judge_slo(o.slo, data.records, point);
     if (watcher) {
       point.server = watcher->take_view();
       if (point.server.samples.empty()) {

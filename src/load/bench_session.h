@@ -31,6 +31,7 @@ struct BenchOptions {
   bool watch_server = true;
   double scrape_interval_s = 0.25;
   std::optional<BenchExpectation> expected;
+  std::vector<SloThreshold> slo;  // --slo: goodput and percentile verdicts per point
   std::string generator = "servescope";
 };
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "report/bench_slo.h"
+
 namespace servescope {
 namespace {
 
@@ -61,6 +63,33 @@ nlohmann::json server_json(const ServerView& v) {
 nlohmann::json latency_json(const LatencySummary& s) {
   return {{"count", s.count}, {"mean", s.mean}, {"p50", s.p50},    {"p90", s.p90},
           {"p95", s.p95},     {"p99", s.p99},   {"p99_9", s.p999}, {"max", s.max}};
+}
+
+nlohmann::json slo_texts(const BenchReport& r) {
+  if (r.slo.empty())
+    return nullptr;
+  nlohmann::json out = nlohmann::json::array();
+  for (const SloThreshold& t : r.slo)
+    out.push_back(t.text);
+  return out;
+}
+
+nlohmann::json slo_json(const SloResult& s) {
+  nlohmann::json percentiles = nlohmann::json::array();
+  for (const SloPercentile& p : s.percentiles) {
+    percentiles.push_back({{"objective", p.threshold.text},
+                           {"value_ms", p.value_ms},
+                           {"limit_ms", p.threshold.limit_ms},
+                           {"measured", p.measured},
+                           {"met", p.met}});
+  }
+  return {{"requests", s.requests},
+          {"met", s.met},
+          {"attainment", s.attainment},
+          {"goodput_requests_per_s", s.goodput_rps},
+          {"goodput_output_tokens_per_s", s.goodput_tokens_per_s},
+          {"percentiles", percentiles},
+          {"percentiles_met", s.percentiles_met}};
 }
 
 nlohmann::json bench_json(const BenchReport& r, bool details) {
@@ -127,6 +156,7 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
         {"cross_check_agrees",
          p.cross_check.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cross_check_agrees)},
         {"warnings", p.warnings},
+        {"slo", p.slo ? slo_json(*p.slo) : nlohmann::json(nullptr)},
     });
     if (details) {
       nlohmann::json rows = nlohmann::json::array();
@@ -178,6 +208,7 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
             {"timeout_s", r.timeout_s},
             {"seed", r.seed}}},
           {"expected", expected},
+          {"slo", slo_texts(r)},
           {"units", "times in milliseconds unless the name ends in _s; rates per second"},
           {"points", points}};
 }
@@ -191,7 +222,7 @@ std::string bench_csv(const BenchReport& r) {
       "queue_p50_ms,queue_p99_ms,lag_p99_ms,in_flight_max,server_max_running,"
       "server_max_queued,effective_running_limit,errors_connect,errors_timeout,"
       "errors_http_status,errors_malformed_http,errors_malformed_sse,errors_closed_early,"
-      "errors_error_event\n";
+      "errors_error_event,slo_attainment,goodput_requests_per_s,goodput_output_tokens_per_s\n";
   for (const BenchPoint& p : r.points) {
     auto err = [&](const char* k) {
       auto it = p.errors.by_kind.find(k);
@@ -201,7 +232,7 @@ std::string bench_csv(const BenchReport& r) {
     out += fmt::format(
         "{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.3f},{:.3f},{:.3f},{:.3f},"
         "{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{},"
-        "{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{}\n",
         p.concurrency > 0 ? std::to_string(p.concurrency) : "",
         p.closed_loop ? "" : fmt::format("{:g}", p.rate), p.arrival, p.requests_sent,
         p.requests_completed, p.requests_failed, p.duration_s, p.requests_per_s,
@@ -213,7 +244,10 @@ std::string bench_csv(const BenchReport& r) {
         v.available ? fmt::format("{:g}", v.max_queued) : "",
         v.effective_running_limit ? fmt::format("{:g}", *v.effective_running_limit) : "",
         err("connect"), err("timeout"), err("http_status"), err("malformed_http"),
-        err("malformed_sse"), err("closed_early"), err("error_event"));
+        err("malformed_sse"), err("closed_early"), err("error_event"),
+        p.slo ? fmt::format("{:.4f}", p.slo->attainment) : "",
+        p.slo ? fmt::format("{:.3f}", p.slo->goodput_rps) : "",
+        p.slo ? fmt::format("{:.3f}", p.slo->goodput_tokens_per_s) : "");
   }
   return out;
 }
@@ -239,6 +273,8 @@ std::string bench_markdown(const BenchReport& r) {
   for (const BenchPoint& p : r.points) {
     if (!p.cross_check.empty())
       out += fmt::format("\n- {}: {}", point_label(p), p.cross_check);
+    if (p.slo)
+      out += fmt::format("\n- {}: {}", point_label(p), slo_sentence(*p.slo, r.slo));
   }
   if (!r.points.empty())
     out += "\n";

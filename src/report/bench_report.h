@@ -76,6 +76,35 @@ struct BenchRequestRow {
   std::string error;  // "" or an error key
 };
 
+/// A service-level objective as given: a per-request threshold ("ttft:500ms": every request's
+/// TTFT within 500 ms) or a percentile of the point ("ttft_p99:500ms").
+struct SloThreshold {
+  std::string metric;  // ttft, tpot, e2e
+  int percentile = 0;  // 0: per request; else 50, 90, 95, 99 or 999 (p99.9)
+  double limit_ms = 0;
+  std::string text;  // as typed, normalized: "ttft:500ms", "ttft_p99:500ms"
+};
+
+/// One percentile objective's verdict on a point.
+struct SloPercentile {
+  SloThreshold threshold;
+  double value_ms = 0;
+  bool measured = false;  // the point has samples of the metric (a 1-token output has no TPOT)
+  bool met = false;
+};
+
+/// A point against the objectives. Per-request objectives are judged on the latency from the
+/// actual send (as `vllm bench serve --goodput` does); a failed request meets none.
+struct SloResult {
+  std::uint64_t requests = 0;       // sent (after the warm-up)
+  std::uint64_t met = 0;            // of those, requests that met every per-request objective
+  double attainment = 0;            // met / requests sent
+  double goodput_rps = 0;           // met requests per second of the point
+  double goodput_tokens_per_s = 0;  // their output tokens per second
+  std::vector<SloPercentile> percentiles;
+  bool percentiles_met = true;
+};
+
 struct BenchPoint {
   bool closed_loop = true;
   int concurrency = 0;  // closed loop: in flight; open loop: the cap (0: none)
@@ -111,6 +140,7 @@ struct BenchPoint {
   bool cross_check_agrees = true;
   std::vector<std::string> warnings;
   std::vector<BenchRequestRow> requests;  // filled with --details
+  std::optional<SloResult> slo;           // with --slo
 };
 
 struct BenchExpectation {
@@ -138,6 +168,7 @@ struct BenchReport {
   double timeout_s = 0;
   std::uint64_t seed = 1;
   std::optional<BenchExpectation> expected;
+  std::vector<SloThreshold> slo;  // --slo, as given
   std::vector<BenchPoint> points;
 };
 

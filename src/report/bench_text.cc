@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/bench_slo.h"
 #include "report/format.h"
 
 namespace servescope {
@@ -149,6 +150,8 @@ std::string render_bench_text(const BenchReport& r) {
     }
     if (!p.cross_check.empty())
       out += fmt::format("    check     {}\n", p.cross_check);
+    if (p.slo)
+      out += fmt::format("    SLO       {}\n", slo_sentence(*p.slo, r.slo));
     for (const std::string& w : p.warnings)
       out += fmt::format("    warning   {}\n", w);
   }

@@ -316,6 +316,32 @@ std::string bench_md(const json& bench) {
   out += table({axis.name, "client in flight max", "server running max", "server queued max",
                 "stated limit", "sources"},
                server_rows);
+  // --slo: goodput and attainment per point, and each percentile objective's verdict.
+  if (bench.contains("slo") && bench["slo"].is_array()) {
+    std::vector<std::vector<std::string>> slo_rows;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const json s = points[i].value("slo", json::object());
+      if (!s.is_object())
+        continue;
+      std::string verdicts;
+      for (const json& v : s.value("percentiles", json::array())) {
+        verdicts += (verdicts.empty() ? "" : ", ") + str(v, "objective") + " " +
+                    number_text(json_number(v.value("value_ms", json()), NAN), 1) + " ms " +
+                    (v.value("met", false) ? "met" : "**missed**");
+      }
+      slo_rows.push_back({number_text(axis.x[i], axis.x[i] == std::floor(axis.x[i]) ? 0 : 2),
+                          cell(json_number(s.value("attainment", json()), NAN) * 100, 1),
+                          cell(json_number(s.value("goodput_requests_per_s", json()), NAN), 2),
+                          cell(json_number(s.value("goodput_output_tokens_per_s", json()), NAN), 1),
+                          md(verdicts)});
+    }
+    std::string objectives;
+    for (const json& o : bench["slo"])
+      objectives += (objectives.empty() ? "" : ", ") + json_text(o);
+    out += "## Service-level objectives: " + md(objectives) + "\n\n";
+    out += table({axis.name, "attainment %", "goodput req/s", "goodput out tok/s", "percentiles"},
+                 slo_rows);
+  }
   for (const json& p : points) {
     for (const json& w : p.value("warnings", json::array()))
       out += "> " + json_text(w) + "\n\n";

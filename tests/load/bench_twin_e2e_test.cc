@@ -1,8 +1,10 @@
 // `servescope bench` against the twin, end to end: the built binary drives a twin process on
 // 127.0.0.1 (ephemeral port) and its JSON is checked. The founding scenario's twin enforces
 // max_running_requests = 48.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -137,7 +139,12 @@ TEST(BenchTwinEndToEnd, DroppedStreamsAreCountedAsClosedEarlyAndTheRunCompletes)
   const BenchRun r =
       run_bench_cli(twin.port, "--concurrency 4 --requests 12 --input-len 16 --output-len 20");
   ASSERT_FALSE(r.j.is_discarded()) << r.text;
-  EXPECT_EQ(r.exit_code, 0);
+  // Nothing completed: a CI job must not pass this run.
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.text.find("bench failed at concurrency 4: none of 12 requests completed "
+                        "(12 closed_early)"),
+            std::string::npos)
+      << r.text;
   const json& p = r.j["points"][0];
   EXPECT_EQ(p["requests_sent"], 12);
   EXPECT_EQ(p["errors"]["closed_early"], 12);
@@ -153,13 +160,80 @@ TEST(BenchTwinEndToEnd, ServerErrorsAreCountedAsHttpStatusAndTheRestComplete) {
   const BenchRun r =
       run_bench_cli(twin.port, "--concurrency 4 --requests 40 --input-len 16 --output-len 4");
   ASSERT_FALSE(r.j.is_discarded()) << r.text;
-  EXPECT_EQ(r.exit_code, 0);
   const json& p = r.j["points"][0];
   const int errors = p["errors"]["http_status"];
   EXPECT_GT(errors, 5);
   EXPECT_LT(errors, 35);
   EXPECT_EQ(p["errors_by_status"]["500"], errors);
   EXPECT_EQ(p["requests_completed"].get<int>() + errors, 40);
+  // Any failure fails the run by default, with one line saying why; a rate above the failures
+  // lets it pass.
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.text.find(fmt::format("{} of 40 requests failed", errors)), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("above --max-error-rate 0%"), std::string::npos) << r.text;
+  const BenchRun tolerant = run_bench_cli(
+      twin.port, "--concurrency 4 --requests 40 --input-len 16 --output-len 4 --max-error-rate 90");
+  EXPECT_EQ(tolerant.exit_code, 0) << tolerant.text;
+}
+
+TEST(BenchTwinEndToEnd, TenPercentOfRequestsFailingExitsNonZero) {
+  TwinProcess twin(founding_options({"--speed", "inf", "--fault", "error-rate=0.1", "--seed", "5"}),
+                   founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  const BenchRun r =
+      run_bench_cli(twin.port, "--concurrency 4 --requests 100 --input-len 16 --output-len 4");
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  const int failed = r.j["points"][0]["requests_failed"];
+  ASSERT_GT(failed, 0);
+  EXPECT_EQ(r.exit_code, 1) << r.text;
+  EXPECT_NE(r.text.find("bench failed at concurrency 4"), std::string::npos) << r.text;
+}
+
+// --slo: attainment and goodput are what the per-request rows give by hand; a missed percentile
+// objective fails the run. At concurrency 96 on a limit of 48, half the requests wait for a
+// slot: their TTFT is about the others' E2E, so half that E2E splits the two populations.
+TEST(BenchTwinEndToEnd, SloAttainmentAndGoodputAreTheRequestsThatMetEveryObjective) {
+  TwinProcess twin(founding_options({"--speed", "4"}), founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  const std::string load =
+      "--concurrency 96 --requests 96 --input-len 64 --output-len 40 --seed 7 --details";
+  const BenchRun first = run_bench_cli(twin.port, load);
+  ASSERT_FALSE(first.j.is_discarded()) << first.text;
+  const double e2e_p50 = first.j["points"][0]["e2e_ms"]["p50"];
+  const double ttft_limit = std::round(e2e_p50 / 2);
+  const double e2e_limit = std::round(e2e_p50 * 3);
+  const BenchRun r = run_bench_cli(
+      twin.port,
+      load + fmt::format(" --slo ttft:{}ms,e2e:{}ms,ttft_p99:1ms", ttft_limit, e2e_limit));
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  const json& p = r.j["points"][0];
+  int met = 0;
+  double tokens = 0;
+  for (const json& row : p["requests"]) {
+    if (!row["error"].is_null())
+      continue;
+    if (row["ttft_ms"].get<double>() <= ttft_limit && row["e2e_ms"].get<double>() <= e2e_limit) {
+      ++met;
+      tokens += row["output_tokens"].get<double>();
+    }
+  }
+  const json& slo = p["slo"];
+  EXPECT_EQ(slo["met"], met);
+  EXPECT_EQ(slo["requests"], 96);
+  EXPECT_DOUBLE_EQ(slo["attainment"].get<double>(), met / 96.0);
+  const double duration = p["duration_s"];
+  EXPECT_NEAR(slo["goodput_requests_per_s"].get<double>(), met / duration, 1e-9);
+  EXPECT_NEAR(slo["goodput_output_tokens_per_s"].get<double>(), tokens / duration, 1e-6);
+  EXPECT_GT(met, 0);
+  EXPECT_LT(met, 96);
+  // The percentile objective nobody meets: missed, and the run exits 1 saying so.
+  EXPECT_EQ(slo["percentiles"][0]["met"], false);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.text.find("missed the objective ttft_p99:1ms"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("requests met every objective"), std::string::npos) << r.text;
 }
 
 // Every API the twin serves, streamed and not: each event's fields (the chat role chunk, the
