@@ -21,6 +21,7 @@
 #include "evidence/log_reader.h"
 #include "load/bench_session.h"
 #include "load/bench_verdict.h"
+#include "load/run_compare.h"
 #include "load/slo.h"
 #include "report/bench_export.h"
 #include "report/bench_text.h"
@@ -106,6 +107,39 @@ Result<BenchExpectation> expectation_from_plan(const ScenarioOptions& options) {
   return BenchExpectation{"the plan", plan->output("max_running_requests").as_number()};
 }
 
+Result<nlohmann::json> read_bench_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail(fmt::format("bench --compare {}: cannot read the file", path));
+  auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded())
+    return fail(
+        fmt::format("bench --compare {}: not valid JSON; give a bench --json result", path));
+  return doc;
+}
+
+ExitStatus run_compare(const std::vector<std::string>& files, const CompareOptions& options,
+                       const std::string& json_path, const std::string& markdown_path) {
+  auto a = read_bench_json(files[0]);
+  if (!a)
+    return usage_error(a.message());
+  auto b = read_bench_json(files[1]);
+  if (!b)
+    return usage_error(b.message());
+  auto c = compare_runs(*a, *b, files[0], files[1], options);
+  if (!c)
+    return usage_error(c.message());
+  if (json_path != "-" && markdown_path != "-")
+    std::cout << render_comparison_text(*c);
+  if (!json_path.empty())
+    if (Status st = write_output(json_path, comparison_json(*c).dump(2) + "\n"); !st)
+      return usage_error(st.message());
+  if (!markdown_path.empty())
+    if (Status st = write_output(markdown_path, render_comparison_markdown(*c)); !st)
+      return usage_error(st.message());
+  return ExitStatus::kOk;
+}
+
 }  // namespace
 
 ExitStatus run_bench(const CommandArgs& args) {
@@ -125,8 +159,16 @@ ExitStatus run_bench(const CommandArgs& args) {
   bool no_stream = false, no_ignore_eos = false, no_continuous_usage = false, details = false;
   bool no_server_view = false, quiet = false;
   ScenarioOptions scenario;
-  app.add_option("--url", url, "The server, http://HOST:PORT (the only address contacted)")
-      ->required();
+  app.add_option("--url", url, "The server, http://HOST:PORT (the only address contacted)");
+  std::vector<std::string> compare;
+  double min_effect = 2;
+  app.add_option("--compare", compare,
+                 "Compare two bench --json results (A.json B.json): per metric the change with a "
+                 "95% bootstrap interval and a verdict (record them with --details)")
+      ->expected(2);
+  app.add_option("--min-effect", min_effect,
+                 "With --compare: the smallest change, in percent, called a difference (default 2)")
+      ->check(CLI::Range(0.0, 100.0));
   std::string api_help = "API: openai-completions, openai-chat";
   for (const std::string& name : api_names())
     if (name.rfind("openai-", 0) != 0)
@@ -192,6 +234,13 @@ ExitStatus run_bench(const CommandArgs& args) {
   if (auto exit = parse_command_line(app, args))
     return *exit;
 
+  if (!compare.empty()) {
+    CompareOptions co;
+    co.min_effect = min_effect / 100;
+    return run_compare(compare, co, json_path, reports.markdown);
+  }
+  if (url.empty())
+    return usage_error("bench: --url is required (or --compare A.json B.json)");
   BenchOptions o;
   auto parsed_url = parse_server_url(url);
   if (!parsed_url)

@@ -168,6 +168,7 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
              {"queue_ms", q.queue_ms},
              {"ttft_ms", q.ttft_ms >= 0 ? nlohmann::json(q.ttft_ms) : nlohmann::json(nullptr)},
              {"e2e_ms", q.e2e_ms >= 0 ? nlohmann::json(q.e2e_ms) : nlohmann::json(nullptr)},
+             {"tpot_ms", q.tpot_ms >= 0 ? nlohmann::json(q.tpot_ms) : nlohmann::json(nullptr)},
              {"prompt_tokens_requested", q.prompt_tokens_requested},
              {"prompt_tokens_reported", q.prompt_tokens_reported >= 0
                                             ? nlohmann::json(q.prompt_tokens_reported)

@@ -68,7 +68,7 @@ struct InFlightBucket {
 /// One request, for --json with details and the CSV of requests.
 struct BenchRequestRow {
   std::uint32_t index = 0;
-  double intended_s = 0, sent_s = 0, ttft_ms = -1, e2e_ms = -1, queue_ms = 0;
+  double intended_s = 0, sent_s = 0, ttft_ms = -1, e2e_ms = -1, tpot_ms = -1, queue_ms = 0;
   std::int64_t prompt_tokens_requested = 0, prompt_tokens_reported = -1;
   std::int64_t output_tokens_requested = 0, output_tokens = 0;
   std::int32_t events = 0;

@@ -265,3 +265,67 @@ TEST(BenchTwinEndToEnd, EveryApiStreamedOrNotReportsTheOutputTheServerCounted) {
 
 }  // namespace
 }  // namespace servescope::testing
+
+namespace servescope::testing {
+namespace {
+
+// bench --compare: two runs of the same seed on the same twin differ by nothing beyond noise;
+// a twin 10% slower is found slower, by about that much, with an interval that excludes zero.
+TEST(BenchTwinEndToEnd, CompareFindsAPlantedSlowdownAndNoDifferenceBetweenRepeats) {
+  const std::string load =
+      "--concurrency 8 --requests 64 --input-len 64 --output-len 32 --seed 3 --details";
+  auto record = [&](const std::string& speed, const std::string& name) {
+    TwinProcess twin(founding_options({"--speed", speed}), founding_command());
+    EXPECT_GT(twin.wait_port(), 0) << twin.err();
+    EXPECT_TRUE(twin.wait_ready()) << twin.err();
+    const std::string path = std::filesystem::temp_directory_path() /
+                             ("servescope-compare-" + std::to_string(::getpid()) + "-" + name);
+    int code = -1;
+    run_capture(std::string(SERVESCOPE_BINARY) + " bench --url http://127.0.0.1:" +
+                    std::to_string(twin.port) + " " + load + " --quiet --json " + path +
+                    " >/dev/null 2>&1",
+                &code);
+    EXPECT_EQ(code, 0);
+    return path;
+  };
+  const std::string a = record("4", "a.json");
+  const std::string a2 = record("4", "a2.json");
+  const std::string slow = record("3.6", "slow.json");  // 10% slower: times × 1/0.9
+  auto compare = [&](const std::string& x, const std::string& y) {
+    int code = -1;
+    const std::string text =
+        run_capture(std::string(SERVESCOPE_BINARY) + " bench --compare " + x + " " + y +
+                        " --json - 2>&1",
+                    &code);
+    EXPECT_EQ(code, 0) << text;
+    return json::parse(text, nullptr, false);
+  };
+  auto find = [](const json& c, const std::string& metric) {
+    for (const json& d : c["differences"]) {
+      if (d["metric"] == metric)
+        return d;
+    }
+    return json();
+  };
+  const json same = compare(a, a2);
+  ASSERT_FALSE(same.is_discarded());
+  for (const char* metric : {"TPOT p50", "E2E p50"}) {
+    const json d = find(same, metric);
+    ASSERT_FALSE(d.is_null()) << metric;
+    EXPECT_FALSE(d["real_difference"].get<bool>()) << d["verdict"];
+  }
+  const json slower = compare(a, slow);
+  ASSERT_FALSE(slower.is_discarded());
+  for (const char* metric : {"TPOT p50", "E2E p50"}) {
+    const json d = find(slower, metric);
+    ASSERT_FALSE(d.is_null()) << metric;
+    EXPECT_TRUE(d["real_difference"].get<bool>()) << d["verdict"];
+    EXPECT_NEAR(d["change"].get<double>(), 1 / 0.9 - 1, 0.04) << d["verdict"];
+    EXPECT_GT(d["ci_low"].get<double>(), 0) << d["verdict"];
+  }
+  for (const std::string& p : {a, a2, slow})
+    std::filesystem::remove(p);
+}
+
+}  // namespace
+}  // namespace servescope::testing
