@@ -140,7 +140,9 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
   if (!st)
     return st.error();
   if (!scenario.version.rules_gap.empty()) {
-    ctx.finding(scenario.version.newer_than_known ? Severity::kWarning : Severity::kInfo,
+    ctx.finding(scenario.version.newer_than_known || scenario.version.unmodelled_changes
+                    ? Severity::kWarning
+                    : Severity::kInfo,
                 "version-newer-than-modelled", {}, scenario.version.rules_gap, "versions",
                 scenario.version.basis);
   }

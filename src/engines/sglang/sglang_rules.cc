@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "engines/pypi_releases.h"
 #include "engines/release_flags.h"
+#include "engines/unmodelled_changes.h"
 
 namespace servescope::sglang {
 namespace {
@@ -374,8 +375,10 @@ Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
   if (!name.empty() && (name[0] == 'v' || name[0] == 'V'))
     name.erase(0, 1);
   // The rules of a release cut after the newest modelled date are those of that date.
+  const std::string unmodelled = unmodelled_changes_of("sglang", name);
   auto clamp = [&](EngineVersion v, const std::string& cut) {
     v.release = ReleaseFlagTables::of("sglang").release(name).value_or("");
+    v.unmodelled_changes = !unmodelled.empty();
     if (cut > kNewestDate) {
       v.main_date = std::string(kNewestDate);
       v.basis += fmt::format(
@@ -384,9 +387,12 @@ Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
           kNewestDate);
       v.rules_gap = fmt::format(
           "sglang {} was cut after the newest modelled rules (main {} = release 0.5.23): the "
-          "capacity figures follow those rules; flags are judged by {}'s own parser",
-          name, kNewestDate, name);
+          "capacity figures follow those rules{}; flags are judged by {}'s own parser",
+          name, kNewestDate, unmodelled, name);
     }
+    if (v.rules_gap.empty() && !unmodelled.empty())
+      v.rules_gap = fmt::format("sglang {} is modelled to its cut (main {}){}", name, v.main_date,
+                                unmodelled);
     return v;
   };
   for (int pass = 0; pass < 2; ++pass) {

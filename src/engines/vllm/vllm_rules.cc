@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "engines/pypi_releases.h"
 #include "engines/release_flags.h"
+#include "engines/unmodelled_changes.h"
 
 namespace servescope::vllm {
 namespace {
@@ -184,36 +185,6 @@ const std::vector<Release>& releases() {
   return kReleases;
 }
 
-// The capacity changes of releases cut after kNewestDate that a wheel diff found and no change
-// point models yet (data/vllm/unmodelled-changes.csv): release → changes, in file order.
-const std::map<std::string, std::vector<std::string>>& unmodelled_changes() {
-  static const std::map<std::string, std::vector<std::string>> kChanges = [] {
-    std::map<std::string, std::vector<std::string>> out;
-    const auto rows = embedded_csv("vllm/unmodelled-changes.csv");
-    for (std::size_t i = 1; i < rows.size(); ++i) {  // release,change,source
-      const auto& row = rows[i];
-      if (row.size() >= 2 && !row[0].empty())
-        out[row[0]].push_back(row[1]);
-    }
-    return out;
-  }();
-  return kChanges;
-}
-
-// "; … not modelled: A; B" for a release whose unmodelled changes are known (a .postN, rcN or
-// .devN build counts as its release), else "".
-std::string unmodelled_changes_of(std::string release) {
-  for (std::string_view suffix : {".post", ".dev", "rc"}) {
-    if (const auto at = release.find(suffix); at != std::string::npos)
-      release.erase(at);
-  }
-  const auto it = unmodelled_changes().find(release);
-  if (it == unmodelled_changes().end())
-    return "";
-  return fmt::format("; its own changes found in its wheel and not modelled: {}",
-                     fmt::join(it->second, "; "));
-}
-
 }  // namespace
 
 const std::vector<VllmRelease>& vllm_releases() {
@@ -277,7 +248,7 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
   if (!name.empty() && (name[0] == 'v' || name[0] == 'V'))
     name.erase(0, 1);
   // The rules of a release cut after the newest modelled date are those of that date.
-  const std::string unmodelled = unmodelled_changes_of(name);
+  const std::string unmodelled = unmodelled_changes_of("vllm", name);
   auto clamp = [&](EngineVersion v) {
     v.release = ReleaseFlagTables::of("vllm").release(name).value_or("");
     v.unmodelled_changes = !unmodelled.empty();
