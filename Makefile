@@ -108,6 +108,16 @@ wheel-grep: $(WHEELS_VENV)/.complete
 	@$(WHEELS_VENV)/bin/python tools/engine-sync/wheel_grep.py $(ENGINE) '$(RE)' $(FILES) \
 	  $(if $(FROM),--from $(FROM)) $(if $(TO),--to $(TO))
 
+# Release day as one command (tools/engine-sync/engine_release.py): the release's date and branch
+# cut, flag table, model registry, the capacity-relevant source diff to review, its oracle, the
+# rules' agreement with it, and what is left for a person (data/ENGINE/unmodelled-changes.csv).
+#   make engine-release ENGINE=vllm VERSION=0.35.0 [CASES=2000] [DRY_RUN=1]
+.PHONY: engine-release
+engine-release: $(WHEELS_VENV)/.complete $(BUILD)/build.ninja
+	@test -n "$(VERSION)" || { echo "make engine-release: give VERSION=, e.g. VERSION=0.35.0"; exit 2; }
+	@cd tools/engine-sync && python3 engine_release.py $(ENGINE) $(VERSION) --build $(abspath $(BUILD)) \
+	  $(if $(CASES),--cases $(CASES)) $(if $(DRY_RUN),--dry-run)
+
 # SGLang ServerArgs oracle (tools/engine-sync/oracle.py, in .venv-sglang): each release's own
 # server-argument resolution on generated scenarios with the GPU faked -> tests/oracle/sglang-VERSION.jsonl
 # vLLM KV-cache oracle (tools/engine-sync/vllm_oracle.py, in .venv-vllm): each release's own KV planning

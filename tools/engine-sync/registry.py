@@ -225,6 +225,34 @@ def write_engine(engine: str, lo: str | None, hi: str | None) -> None:
             span = spans.setdefault(arch, [arch, kind, module, v, v])
             span[1], span[2], span[4] = kind, module, v
         print(f"{engine} {v}: {len(rows)} architectures", flush=True)
+    write_table(engine, spans, read)
+
+
+def add_release(engine: str, version: str) -> None:
+    """Adds one release to the committed table (make engine-release): its rows extend the spans
+    of the architectures it lists; the other releases are not read again."""
+    path = os.path.join(common.DATA, engine, "architectures.tsv")
+    spans: dict[str, list] = {}
+    read: list[str] = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# releases read: "):
+                read = line[len("# releases read: "):].split()
+            elif not line.startswith("#") and not line.startswith("architecture\t"):
+                row = line.rstrip("\n").split("\t")
+                spans[row[0]] = row
+    if version in read:
+        print(f"{engine} {version}: already in {path}")
+        return
+    rows = release_rows(engine, version)
+    for arch, kind, module in rows:
+        span = spans.setdefault(arch, [arch, kind, module, version, version])
+        span[1], span[2], span[4] = kind, module, version  # as write_engine: until the newest
+    print(f"{engine} {version}: {len(rows)} architectures", flush=True)
+    write_table(engine, spans, read + [version])
+
+
+def write_table(engine: str, spans: dict[str, list], read: list[str]) -> None:
     newest = read[-1]
     path = os.path.join(common.DATA, engine, "architectures.tsv")
     counts = {}
@@ -308,7 +336,10 @@ def main(argv: list[str]) -> None:
     ap.add_argument("engine")
     ap.add_argument("--from", dest="lo")
     ap.add_argument("--to", dest="hi")
+    ap.add_argument("--add", help="add one release to the committed table")
     a = ap.parse_args(argv)
+    if a.add:
+        return add_release(a.engine, a.add)
     write_engine(a.engine, a.lo, a.hi)
 
 
