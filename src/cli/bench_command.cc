@@ -21,6 +21,7 @@
 #include "evidence/log_reader.h"
 #include "load/bench_session.h"
 #include "load/bench_verdict.h"
+#include "load/load_search.h"
 #include "load/run_compare.h"
 #include "load/slo.h"
 #include "report/bench_export.h"
@@ -160,6 +161,24 @@ ExitStatus run_bench(const CommandArgs& args) {
   bool no_server_view = false, quiet = false;
   ScenarioOptions scenario;
   app.add_option("--url", url, "The server, http://HOST:PORT (the only address contacted)");
+  std::string find_max, budget = "10m";
+  double min_attainment = 99, precision = 10;
+  int max_repeats = 3;
+  app.add_option("--find-max", find_max,
+                 "Search the highest load (rate or concurrency) whose point meets --slo: "
+                 "doubling, then bisection, each verdict settled by 95% intervals")
+      ->check(CLI::IsMember({"rate", "concurrency"}));
+  app.add_option("--budget", budget, "With --find-max: the longest the search may take")
+      ->capture_default_str();
+  app.add_option("--min-attainment", min_attainment,
+                 "With --find-max: percent of requests that must meet the per-request objectives")
+      ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--precision", precision,
+                 "With --find-max rate: stop when the bracket is this many percent wide")
+      ->check(CLI::Range(0.1, 100.0));
+  app.add_option("--max-repeats", max_repeats,
+                 "With --find-max: runs of a load whose verdict is unsettled")
+      ->check(CLI::Range(1, 20));
   std::vector<std::string> compare;
   double min_effect = 2;
   app.add_option("--compare", compare,
@@ -270,6 +289,8 @@ ExitStatus run_bench(const CommandArgs& args) {
   o.watch_server = !no_server_view;
   o.generator = "servescope";
 
+  if (!find_max.empty() && concurrency.empty() && rate.empty())
+    (find_max == "rate" ? rate : concurrency) = "1";  // the search starts from one
   if (concurrency.empty() && rate.empty())
     return usage_error("bench: give --concurrency C (closed loop) or --rate R (open loop)");
   if ((requests > 0) == !duration.empty())
@@ -366,6 +387,40 @@ ExitStatus run_bench(const CommandArgs& args) {
     o.expected = *e;
   }
 
+  if (!find_max.empty()) {
+    if (o.slo.empty())
+      return usage_error("bench --find-max: give the objectives with --slo, e.g. ttft_p99:500ms");
+    auto budget_s = parse_duration(budget, "--budget");
+    if (!budget_s)
+      return usage_error(budget_s.message());
+    LoadSearchOptions so;
+    so.by_rate = find_max == "rate";
+    if (so.by_rate != !o.points.front().closed_loop)
+      return usage_error(
+          fmt::format("bench --find-max {}: start it with --{} (or neither)", find_max, find_max));
+    so.start = so.by_rate ? o.points.front().rate : o.points.front().concurrency;
+    so.budget_s = *budget_s;
+    so.min_attainment = min_attainment / 100;
+    so.precision = precision / 100;
+    so.max_repeats = max_repeats;
+    auto progress_line = [quiet](const std::string& line) {
+      if (!quiet)
+        std::cerr << "servescope: " << line << "\n";
+    };
+    auto searched = find_max_load(o, o.points.front(), so, progress_line);
+    if (!searched)
+      return usage_error(searched.message());
+    if (json_path != "-")
+      std::cout << render_search_text(*searched, so);
+    if (!json_path.empty())
+      if (Status st = write_output(json_path, search_json(*searched, so).dump(2) + "\n"); !st)
+        return usage_error(st.message());
+    if (!searched->found) {
+      std::cerr << "servescope: bench --find-max: no load tried meets the objectives\n";
+      return ExitStatus::kFindings;
+    }
+    return ExitStatus::kOk;
+  }
   const bool live = !quiet && stderr_is_terminal();
   BenchProgressFn progress;
   if (live) {

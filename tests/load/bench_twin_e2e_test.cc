@@ -329,3 +329,43 @@ TEST(BenchTwinEndToEnd, CompareFindsAPlantedSlowdownAndNoDifferenceBetweenRepeat
 
 }  // namespace
 }  // namespace servescope::testing
+
+namespace servescope::testing {
+namespace {
+
+// --find-max concurrency against the twin, whose running limit is 48: in a closed loop beyond
+// 48, a request either runs at once or waits a whole request, so p90 TTFT jumps once more than
+// 10% wait — at about 48 / 0.9 ≈ 53. The search must find that knee and name the limit.
+TEST(BenchTwinEndToEnd, FindMaxConcurrencyFindsTheKneeTheRunningLimitMakes) {
+  TwinProcess twin(founding_options({"--speed", "4"}), founding_command());
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  const BenchRun calm =
+      run_bench_cli(twin.port, "--concurrency 8 --requests 64 --input-len 64 --output-len 40");
+  ASSERT_FALSE(calm.j.is_discarded()) << calm.text;
+  const double fast = calm.j["points"][0]["ttft_ms"]["p90"];
+  const double e2e = calm.j["points"][0]["e2e_ms"]["p50"];
+  const double limit = std::round(fast + e2e / 2);  // between running at once and waiting
+  const BenchRun r = run_bench_cli(
+      twin.port, fmt::format("--find-max concurrency --concurrency 16 --requests 192 "
+                             "--input-len 64 --output-len 40 --slo ttft_p90:{}ms --budget 90s",
+                             limit));
+  ASSERT_FALSE(r.j.is_discarded()) << r.text;
+  EXPECT_EQ(r.exit_code, 0) << r.text;
+  const double found = r.j["found"];
+  EXPECT_GE(found, 48) << r.text;  // nothing waits up to the limit
+  EXPECT_LE(found, 58) << r.text;
+  EXPECT_EQ(r.j["first_miss"].get<double>(), found + 1) << r.text;
+  EXPECT_NE(r.j["binding"].get<std::string>().find("running-request limit: it ran at most 48"),
+            std::string::npos)
+      << r.j["binding"];
+  for (const json& l : r.j["loads"]) {
+    if (l["load"].get<double>() <= 48) {
+      EXPECT_TRUE(l["meets"].get<bool>()) << l;
+      EXPECT_TRUE(l["settled"].get<bool>()) << l;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace servescope::testing
