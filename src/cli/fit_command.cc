@@ -7,6 +7,7 @@
 #include "catalog/gpu_catalog.h"
 #include "cli/command.h"
 #include "cli/fit_options.h"
+#include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
 #include "diagnose/fit.h"
 #include "report/fit_report.h"
@@ -34,6 +35,8 @@ ExitStatus run_fit(const CommandArgs& args) {
   add_fit_options(app, o);
   bool json = false;
   app.add_flag("--json", json, "Print the configurations as JSON, best first");
+  ReportOutputs reports;
+  add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))
     return *exit;
   auto request = build_fit_request(o, args.launch_command);
@@ -54,6 +57,10 @@ ExitStatus run_fit(const CommandArgs& args) {
   }
   const FitKnobs& knobs = *request->engine->fit_knobs();
   const std::string latency = request->latency ? request->latency->describe() : "";
+  if (reports.any()) {
+    if (Status st = write_reports(reports, fit_to_json(*result, knobs, latency)); !st)
+      return usage_error(st.message());
+  }
   if (json)
     std::cout << fit_to_json(*result, knobs, latency).dump(2) << "\n";
   else if (o.emit.empty() || result->configurations.empty())

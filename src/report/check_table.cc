@@ -74,8 +74,8 @@ std::vector<std::pair<std::string, std::size_t>> what_would_check(
   }
   auto out = inputs_that_would_check(unchecked);
   for (const auto& entry : refused) {
-    auto it = std::find_if(out.begin(), out.end(),
-                           [&](const auto& p) { return p.first == entry.first; });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == entry.first; });
     if (it == out.end())
       out.push_back(entry);
     else

@@ -13,6 +13,8 @@ namespace servescope {
 /// `latency`: the latency target's description ("" without one).
 std::string render_fit_text(const FitResult& r, const FitKnobs& knobs,
                             const std::string& latency = "");
+/// The --json document as Markdown (report layer; `servescope report` and fit --markdown).
+std::string fit_markdown(const nlohmann::json& doc);
 /// Figures under the engine's own output names (knobs), best first.
 nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs,
                            const std::string& latency = "");

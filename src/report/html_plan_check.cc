@@ -133,6 +133,9 @@ std::string report_title(const json& doc, ReportKind kind) {
                          json_text(doc.value("observed", json())));
     case ReportKind::kLogs:
       return fmt::format("servescope logs · {} · {}", str(doc, "file"), str(doc, "engine"));
+    case ReportKind::kFit:
+      return fmt::format("servescope fit · {} {} · {}", str(doc, "engine"), str(doc, "version"),
+                         str(doc, "model"));
   }
   return "servescope report";
 }

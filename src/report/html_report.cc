@@ -196,6 +196,9 @@ std::string render_html_report(const nlohmann::json& doc, ReportKind kind,
     case ReportKind::kLogs:
       body = html_logs_body(doc, charts);
       break;
+    case ReportKind::kFit:
+      body = html_fit_body(doc, charts);
+      break;
   }
   const bool uplot = assets.has_uplot() && !charts.specs().empty();
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n";

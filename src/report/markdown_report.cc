@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "report/fit_report.h"
+
 namespace servescope {
 namespace {
 
@@ -578,6 +580,8 @@ std::string render_markdown_report(const json& doc, ReportKind kind) {
       return why_md(doc);
     case ReportKind::kLogs:
       return logs_md(doc);
+    case ReportKind::kFit:
+      return fit_markdown(doc);
   }
   return "";
 }

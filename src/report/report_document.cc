@@ -27,6 +27,8 @@ Result<ReportKind> detect_report_kind(const nlohmann::json& doc) {
     return ReportKind::kPlan;
   if (has("hypotheses") && has("experiments") && has("observed"))
     return ReportKind::kWhy;
+  if (has("configurations") && has("target") && has("hardware_points"))
+    return ReportKind::kFit;
   if (has("timelines") && has("summary") && doc["format"].is_string() &&
       doc["format"].get<std::string>().rfind("servescope.logs/", 0) == 0)
     return ReportKind::kLogs;
@@ -41,7 +43,8 @@ Result<ReportKind> detect_report_kind(const nlohmann::json& doc) {
   return fail(
       "not a servescope result: expected plan (outputs, memory), check (comparisons), diff "
       "(changes, a, b), bench (points), bisect (experiments, culprits), why (hypotheses, "
-      "experiments, observed), logs (format servescope.logs/…, summary, timelines) fields, or "
+      "experiments, observed), fit (configurations, target, hardware_points), logs (format "
+      "servescope.logs/…, summary, timelines) fields, or "
       "explain's {OUTPUT: [nodes with id, inputs, rule]}");
 }
 
@@ -79,6 +82,8 @@ std::string_view report_kind_name(ReportKind kind) {
       return "why";
     case ReportKind::kLogs:
       return "logs";
+    case ReportKind::kFit:
+      return "fit";
   }
   return "?";
 }

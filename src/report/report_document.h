@@ -12,7 +12,7 @@
 
 namespace servescope {
 
-enum class ReportKind { kPlan, kCheck, kDiff, kBench, kBisect, kExplain, kWhy, kLogs };
+enum class ReportKind { kPlan, kCheck, kDiff, kBench, kBisect, kExplain, kWhy, kLogs, kFit };
 
 /// The kind of a `--json` document, from the fields only that kind has; an error names the
 /// fields looked for.

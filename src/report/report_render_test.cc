@@ -30,7 +30,7 @@ const std::vector<std::pair<std::string, ReportKind>>& fixtures() {
       {"check.json", ReportKind::kCheck},     {"diff.json", ReportKind::kDiff},
       {"bench.json", ReportKind::kBench},     {"bisect.json", ReportKind::kBisect},
       {"explain.json", ReportKind::kExplain}, {"why.json", ReportKind::kWhy},
-      {"logs.json", ReportKind::kLogs}};
+      {"logs.json", ReportKind::kLogs},       {"fit.json", ReportKind::kFit}};
   return kAll;
 }
 

@@ -35,7 +35,7 @@ const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
-const KINDS = ['plan', 'explain', 'diff', 'why', 'check', 'logs', 'bench', 'bisect'];
+const KINDS = ['plan', 'explain', 'diff', 'why', 'check', 'logs', 'bench', 'bisect', 'fit'];
 
 // ---- what the JSON says the page must hold -------------------------------------------------
 
@@ -59,6 +59,11 @@ function expectedCharts(kind, doc) {
                       x: server.samples.map((s) => num(s.t_s)) });
       }
     }
+  } else if (kind === 'fit') {
+    // One chart: the most requests held at each cost, and the Pareto front (two series).
+    const costs = [...new Set((doc.configurations || []).map((c) => c.cost))].sort((a, b) => a - b);
+    if (costs.length >= 2) charts.push({ title: 'Requests held at the target\'s length against cost', series: 2,
+                                         x: costs.map(num) });
   } else if (kind === 'logs') {
     for (const t of Array.isArray(doc.timelines) ? doc.timelines : []) {
       const points = Array.isArray(t.points) ? t.points : [];
@@ -104,6 +109,8 @@ function expectedTables(kind, doc) {
     add('points', len(doc.points));
   } else if (kind === 'bisect') {
     add('experiments', len(doc.experiments));
+  } else if (kind === 'fit') {
+    add('configurations', len(doc.configurations));
   }
   return want;
 }

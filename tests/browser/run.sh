@@ -61,6 +61,7 @@ case "$group" in
     run diff diff diff --json --gpu h100-sxm --a "${vllm[*]}" \
       --b "${vllm[*]} --gpu-memory-utilization 0.8 --max-model-len 8192 --kv-cache-dtype fp8"
     run why why why --json --gpu h100-sxm max_running_requests=26 -- "${sglang[@]}"
+    run fit fit fit --json --gpu h100-sxm,h200 --concurrency 64 --context 32768 --limit 6 -- "${vllm[@]}"
     ;;
   corpus)
     corpus="${SERVESCOPE_CORPUS:-}"

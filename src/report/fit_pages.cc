@@ -1,0 +1,142 @@
+// `fit --html/--markdown`: the configurations that meet the target as a table with their launch
+// commands, the closest misses, and a chart of the requests each holds at the target's length
+// against its cost, the Pareto front (the most requests for the money so far) marked.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "report/fit_report.h"
+#include "report/html_sections.h"
+#include "report/report_document.h"
+
+namespace servescope {
+namespace {
+
+using nlohmann::json;
+
+std::string text(const json& j, const char* key) {
+  const json v = j.value(key, json());
+  return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+}
+
+std::string hardware(const json& c) {
+  std::string out = fmt::format("{}× {}", c.value("gpus", 0), text(c, "gpu"));
+  if (c.value("nodes", 1) > 1)
+    out += fmt::format(" ({} nodes)", c.value("nodes", 1));
+  return out + fmt::format(", TP {} · PP {}", c.value("tensor_parallel", 1),
+                           c.value("pipeline_parallel", 1));
+}
+
+std::string changes(const json& c) {
+  std::string out;
+  for (const json& ch : c.value("changes", json::array()))
+    out += (out.empty() ? "" : ", ") + ch.get<std::string>();
+  return out.empty() ? "(as typed)" : out;
+}
+
+std::string margin(const json& c) {
+  return c.contains("margin") ? fmt::format("{:+.1f}%", c["margin"].get<double>() * 100) : "";
+}
+
+// The KV token capacity figure under the engine's own name.
+double kv_tokens(const json& c) {
+  for (const char* key : {"gpu_kv_cache_size_tokens", "max_total_num_tokens"}) {
+    if (c.contains(key))
+      return c[key].get<double>();
+  }
+  return NAN;
+}
+
+}  // namespace
+
+std::string fit_markdown(const json& doc) {
+  std::string out = fmt::format("# servescope fit · {} {} · {}\n\n", text(doc, "engine"),
+                                text(doc, "version"), text(doc, "model"));
+  out += fmt::format("- target: `{}`\n- searched: {} hardware points, {} plans\n\n",
+                     doc.value("target", json::object()).dump(), doc.value("hardware_points", 0),
+                     doc.value("plans", 0));
+  const json rows = doc.value("configurations", json::array());
+  if (rows.empty())
+    out += "**No configuration in the space meets the target.**\n\n";
+  else
+    out +=
+        "| # | hardware | KV tokens | requests at the length | margin | binds | changes |\n"
+        "|---|---|---|---|---|---|---|\n";
+  int rank = 0;
+  for (const json& c : rows) {
+    out += fmt::format("| {} | {} | {}{} | {} | {} | {} | {} |\n", ++rank, hardware(c),
+                       c.value("estimated", false) ? "~" : "", number_text(kv_tokens(c), 0),
+                       number_text(c.value("requests_at_context", 0.0), 2), margin(c),
+                       text(c, "binding"), changes(c));
+  }
+  rank = 0;
+  for (const json& c : rows)
+    out += fmt::format("\n{}. `{}`\n", ++rank, text(c, "command"));
+  const json closest = doc.value("closest", json::array());
+  if (!closest.empty()) {
+    out += "\n## Short of the target\n\n";
+    for (const json& c : closest)
+      out += fmt::format("- {}: {}\n", hardware(c), text(c, "why_not"));
+  }
+  return out;
+}
+
+std::string html_fit_body(const json& doc, ChartList& charts) {
+  std::string out = meta(
+      {{"engine", html_escape(text(doc, "engine") + " " + text(doc, "version"))},
+       {"model", html_escape(text(doc, "model"))},
+       {"target", "<code>" + html_escape(doc.value("target", json::object()).dump()) + "</code>"},
+       {"searched", fmt::format("{} hardware points, {} plans", doc.value("hardware_points", 0),
+                                doc.value("plans", 0))}});
+  const json rows = doc.value("configurations", json::array());
+  // Cost against the requests held at the target's length: every configuration that meets it,
+  // and the Pareto front — the most requests at each cost or below.
+  std::map<double, double> best_at_cost;
+  for (const json& c : rows) {
+    const double cost = c.value("cost", 0.0), held = c.value("requests_at_context", 0.0);
+    best_at_cost[cost] = std::max(best_at_cost[cost], held);
+  }
+  if (best_at_cost.size() >= 2) {
+    LineChart chart;
+    chart.title = "Requests held at the target's length against cost";
+    chart.x_label = text(doc, "cost_unit");
+    chart.y_label = "requests held";
+    ChartSeries best{"best configuration at this cost", {}, false};
+    ChartSeries front{"Pareto front (most requests for the cost or less)", {}, true};
+    double running = 0;
+    for (const auto& [cost, held] : best_at_cost) {
+      chart.x.push_back(cost);
+      best.values.push_back(held);
+      running = std::max(running, held);
+      front.values.push_back(running);
+    }
+    chart.series = {best, front};
+    out += charts.add(chart);
+  }
+  std::vector<std::vector<std::string>> cells;
+  int rank = 0;
+  for (const json& c : rows) {
+    cells.push_back({std::to_string(++rank), html_escape(hardware(c)),
+                     (c.value("estimated", false) ? "~" : "") + number_text(kv_tokens(c), 0),
+                     number_text(c.value("requests_at_context", 0.0), 2), html_escape(margin(c)),
+                     html_escape(text(c, "binding")), html_escape(changes(c)),
+                     "<code>" + html_escape(text(c, "command")) + "</code>"});
+  }
+  out += "<h2 id=\"configurations\">Configurations that meet the target</h2>\n";
+  out += rows.empty() ? "<p><strong>No configuration in the space meets the target.</strong></p>\n"
+                      : html_table({"#", "hardware", "KV tokens", "requests at the length",
+                                    "margin", "binds", "changes", "launch command"},
+                                   cells);
+  const json closest = doc.value("closest", json::array());
+  if (!closest.empty()) {
+    out += "<h2>Short of the target</h2>\n<ul>\n";
+    for (const json& c : closest)
+      out += "<li>" + html_escape(hardware(c) + ": " + text(c, "why_not")) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out;
+}
+
+}  // namespace servescope
