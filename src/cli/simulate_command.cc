@@ -3,11 +3,14 @@
 //   CMD
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
 
 #include "cli/command.h"
 #include "cli/scenario_cli.h"
 #include "cli/serving_setup.h"
+#include "cli/timing_calibration.h"
+#include "twin/calibration.h"
 #include "twin/simulation_report.h"
 
 namespace servescope {
@@ -29,7 +32,7 @@ ExitStatus run_simulate(const CommandArgs& args) {
   app.add_option("--rate", rate, "Open loop: requests per second, R or R1,R2,... (a sweep)");
   app.add_option("--arrival", arrival, "Open-loop arrivals: poisson, constant or gamma:K")
       ->capture_default_str();
-  app.add_option("--requests", requests, "Requests per point")->required();
+  app.add_option("--requests", requests, "Requests per point (not needed to calibrate only)");
   app.add_option("--input-len", input_len,
                  "Prompt tokens: N, uniform:A:B, normal:MEAN:SD or a JSONL file of (input, output)")
       ->capture_default_str();
@@ -39,15 +42,31 @@ ExitStatus run_simulate(const CommandArgs& args) {
   app.add_option("--efficiency", efficiency,
                  "Cost-model factor KEY=VALUE (repeatable): bandwidth, compute, interconnect, "
                  "allreduce_latency_us, step_overhead_us, accept_length");
+  std::string calibration_file, save_calibration;
+  app.add_option("--calibration", calibration_file,
+                 "The cost-model factors of a saved calibration (--save-calibration)");
+  app.add_option("--save-calibration", save_calibration,
+                 "With --calibrate-from RUN.json: write the fitted factors to FILE");
   app.add_flag("--json", json, "Print the results as JSON");
   if (auto exit = parse_command_line(app, args))
     return *exit;
-  if (concurrency.empty() == rate.empty())
+  // --calibrate-from takes a log (the memory figures) or a bench --json run (the timing).
+  std::string timing_run;
+  if (!options.calibrate_from.empty() && is_bench_result(options.calibrate_from)) {
+    timing_run = options.calibrate_from;
+    options.calibrate_from.clear();
+  }
+  if (!save_calibration.empty() && timing_run.empty())
+    return usage_error("simulate --save-calibration: give the run with --calibrate-from RUN.json");
+  const bool calibrate_only = !timing_run.empty() && concurrency.empty() && rate.empty();
+  if (!calibrate_only && concurrency.empty() == rate.empty())
     return usage_error("simulate: give exactly one of --concurrency and --rate");
-  if (requests < 1)
+  if (!calibrate_only && requests < 1)
     return usage_error("simulate: --requests must be at least 1");
   const bool closed = !concurrency.empty();
-  auto values = parse_number_list(closed ? concurrency : rate, closed ? "--concurrency" : "--rate");
+  auto values = calibrate_only ? Result<std::vector<double>>(std::vector<double>{})
+                               : parse_number_list(closed ? concurrency : rate,
+                                                   closed ? "--concurrency" : "--rate");
   if (!values)
     return usage_error(values.message());
   auto arrival_process = ArrivalProcess::parse(arrival);
@@ -63,6 +82,13 @@ ExitStatus run_simulate(const CommandArgs& args) {
   if (!out_spec)
     return usage_error(out_spec.message());
   Efficiency eff;
+  if (!calibration_file.empty()) {
+    auto items = read_saved_calibration(calibration_file);
+    if (!items)
+      return usage_error(items.message());
+    if (Status st = eff.apply(*items); !st)
+      return usage_error(st.message());
+  }
   if (Status st = eff.apply(efficiency); !st)
     return usage_error(st.message());
 
@@ -79,6 +105,30 @@ ExitStatus run_simulate(const CommandArgs& args) {
   auto shape = s.profile->serving_shape(s.built.scenario, s.plan);
   if (!shape)
     return usage_error(shape.message());
+  if (!timing_run.empty()) {
+    std::ifstream in(timing_run, std::ios::binary);
+    auto measured = measured_points(nlohmann::json::parse(in, nullptr, false));
+    if (!measured)
+      return usage_error(fmt::format("--calibrate-from {}: {}", timing_run, measured.message()));
+    auto fitted = calibrate_cost_model(s.built.scenario, *shape, eff, *measured);
+    if (!fitted)
+      return usage_error(fmt::format("--calibrate-from {}: {}", timing_run, fitted.message()));
+    fitted->source = timing_run;
+    if (!save_calibration.empty()) {
+      std::ofstream out(save_calibration, std::ios::binary);
+      if (!out)
+        return usage_error(
+            fmt::format("--save-calibration {}: cannot write the file", save_calibration));
+      out << calibration_json(*fitted).dump(2) << "\n";
+    }
+    if (json && calibrate_only)
+      std::cout << calibration_json(*fitted).dump(2) << "\n";
+    else
+      std::cerr << render_calibration_text(*fitted);
+    eff = fitted->efficiency;
+    if (calibrate_only)
+      return ExitStatus::kOk;
+  }
   auto cost = CostModel::build(s.built.scenario, *shape, eff);
   if (!cost)
     return usage_error(cost.message());

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/scenario_cli.h"
 #include "cli/serving_setup.h"
+#include "cli/timing_calibration.h"
 #include "twin/twin_server.h"
 
 namespace servescope {
@@ -41,6 +42,9 @@ ExitStatus run_twin(const CommandArgs& args) {
   app.add_option("--threads", twin.threads, "Threads running the server")->capture_default_str();
   app.add_option("--seed", twin.seed, "Seed of the error-rate draws, --jitter and request ids")
       ->capture_default_str();
+  std::string calibration_file;
+  app.add_option("--calibration", calibration_file,
+                 "The cost-model factors of a saved calibration (simulate --save-calibration)");
   app.add_option("--efficiency", efficiency,
                  "Cost-model factor KEY=VALUE (repeatable), as in simulate");
   app.add_option("--max-body-bytes", twin.max_body_bytes,
@@ -61,6 +65,13 @@ ExitStatus run_twin(const CommandArgs& args) {
   if (Status st = twin.faults.apply(faults); !st)
     return usage_error(st.message());
   Efficiency eff;
+  if (!calibration_file.empty()) {
+    auto items = read_saved_calibration(calibration_file);
+    if (!items)
+      return usage_error(items.message());
+    if (Status st = eff.apply(*items); !st)
+      return usage_error(st.message());
+  }
   if (Status st = eff.apply(efficiency); !st)
     return usage_error(st.message());
   twin.access_log = !no_access_log;

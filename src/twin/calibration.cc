@@ -1,0 +1,307 @@
+#include "twin/calibration.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "twin/simulation.h"
+
+namespace servescope {
+namespace {
+
+using nlohmann::json;
+
+// The factors fitted, with the range each may take.
+struct Fitted {
+  const char* name;
+  double Efficiency::*field;
+  double low, high;
+};
+constexpr std::array<Fitted, 3> kFitted = {{
+    {"bandwidth", &Efficiency::bandwidth, 0.01, 1.0},
+    {"compute", &Efficiency::compute, 0.01, 1.0},
+    {"step_overhead_us", &Efficiency::step_overhead_us, 1, 1e6},
+}};
+using Vec = std::array<double, kFitted.size()>;  // log of each factor
+
+Efficiency with(const Efficiency& base, const Vec& x) {
+  Efficiency e = base;
+  for (std::size_t i = 0; i < kFitted.size(); ++i)
+    e.*(kFitted[i].field) = std::clamp(std::exp(x[i]), kFitted[i].low, kFitted[i].high);
+  return e;
+}
+
+double log_error(double simulated, double measured) {
+  if (measured <= 0 || simulated <= 0)
+    return 0;
+  return std::log(simulated / measured);
+}
+
+struct Evaluator {
+  const Scenario& scenario;
+  const ServingShape& shape;
+  const std::vector<MeasuredPoint>& points;
+  Efficiency base;
+
+  // Mean squared log error over every figure measured; +inf when a simulation cannot run.
+  double loss(const Efficiency& e, std::vector<MeasuredPoint>* simulated = nullptr) const {
+    double sum = 0;
+    int n = 0;
+    for (const MeasuredPoint& p : points) {
+      auto s = simulate_point(scenario, shape, e, p);
+      if (!s)
+        return INFINITY;
+      for (const auto& [sim, meas] :
+           {std::pair{s->ttft_p50_ms, p.ttft_p50_ms}, std::pair{s->tpot_p50_ms, p.tpot_p50_ms},
+            std::pair{s->requests_per_s, p.requests_per_s}}) {
+        if (meas > 0) {
+          const double d = log_error(sim, meas);
+          sum += d * d;
+          ++n;
+        }
+      }
+      if (simulated != nullptr)
+        simulated->push_back(*s);
+    }
+    return n > 0 ? sum / n : INFINITY;
+  }
+  double operator()(const Vec& x) const { return loss(with(base, x)); }
+};
+
+// Nelder–Mead (reflection 1, expansion 2, contraction ½, shrink ½) from `x0`.
+Vec nelder_mead(const Evaluator& f, Vec x0, int iterations) {
+  constexpr std::size_t n = kFitted.size();
+  std::array<Vec, n + 1> simplex;
+  std::array<double, n + 1> value;
+  simplex[0] = x0;
+  for (std::size_t i = 0; i < n; ++i) {
+    simplex[i + 1] = x0;
+    simplex[i + 1][i] += 0.5;  // a factor of e^0.5 ≈ 1.65 in each direction
+  }
+  for (std::size_t i = 0; i <= n; ++i)
+    value[i] = f(simplex[i]);
+  for (int it = 0; it < iterations; ++it) {
+    std::array<std::size_t, n + 1> order;
+    for (std::size_t i = 0; i <= n; ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return value[a] < value[b]; });
+    const std::size_t best = order[0], worst = order[n], second = order[n - 1];
+    if (std::abs(value[worst] - value[best]) < 1e-9)
+      break;
+    Vec centre{};
+    for (std::size_t i = 0; i <= n; ++i) {
+      if (i == worst)
+        continue;
+      for (std::size_t k = 0; k < n; ++k)
+        centre[k] += simplex[i][k] / n;
+    }
+    auto along = [&](double t) {
+      Vec v;
+      for (std::size_t k = 0; k < n; ++k)
+        v[k] = centre[k] + t * (simplex[worst][k] - centre[k]);
+      return v;
+    };
+    const Vec reflected = along(-1);
+    const double fr = f(reflected);
+    if (fr < value[best]) {
+      const Vec expanded = along(-2);
+      const double fe = f(expanded);
+      simplex[worst] = fe < fr ? expanded : reflected;
+      value[worst] = std::min(fe, fr);
+    } else if (fr < value[second]) {
+      simplex[worst] = reflected;
+      value[worst] = fr;
+    } else {
+      const Vec contracted = along(0.5);
+      const double fc = f(contracted);
+      if (fc < value[worst]) {
+        simplex[worst] = contracted;
+        value[worst] = fc;
+      } else {
+        for (std::size_t i = 0; i <= n; ++i) {
+          if (i == best)
+            continue;
+          for (std::size_t k = 0; k < n; ++k)
+            simplex[i][k] = simplex[best][k] + 0.5 * (simplex[i][k] - simplex[best][k]);
+          value[i] = f(simplex[i]);
+        }
+      }
+    }
+  }
+  const auto best = std::min_element(value.begin(), value.end()) - value.begin();
+  return simplex[static_cast<std::size_t>(best)];
+}
+
+// The factor's profile interval: as far as it can move (others held) with the loss within
+// twice its minimum (and at least 0.001 above it, so a perfect fit still gets an interval).
+std::pair<double, double> profile(const Evaluator& f, const Vec& x, std::size_t i, double best) {
+  const double ceiling = std::max(2 * best, best + 0.001);
+  std::pair<double, double> out;
+  for (int dir : {-1, 1}) {
+    Vec y = x;
+    double edge = x[i];
+    for (int step = 1; step <= 40; ++step) {
+      y[i] = x[i] + dir * 0.05 * step;  // 5% steps in log space
+      const double v = std::exp(y[i]);
+      if (v < kFitted[i].low || v > kFitted[i].high || f(y) > ceiling)
+        break;
+      edge = y[i];
+    }
+    (dir < 0 ? out.first : out.second) = std::exp(edge);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MeasuredPoint::label() const {
+  return closed_loop ? fmt::format("concurrency {:g}", concurrency)
+                     : fmt::format("rate {:g}/s", rate);
+}
+
+Result<std::vector<MeasuredPoint>> measured_points(const json& bench) {
+  if (!bench.is_object() || !bench.contains("points") || !bench["points"].is_array())
+    return fail("not a bench --json result (no points)");
+  std::vector<MeasuredPoint> out;
+  for (const json& p : bench["points"]) {
+    MeasuredPoint m;
+    m.closed_loop = p.value("closed_loop", true);
+    m.concurrency = p.value("concurrency", 1.0);
+    m.rate = p.value("rate", json()).is_number() ? p["rate"].get<double>() : 0;
+    m.requests = p.value("requests_completed", std::int64_t{0});
+    const json in = p.value("input_tokens", json::object());
+    const double reported = in.value("reported", json::object()).value("mean", 0.0);
+    const double asked = in.value("requested", json::object()).value("mean", 0.0);
+    m.input_len = std::llround(reported > 0 ? reported : asked);
+    m.output_len = std::llround(p.value("output_tokens", json::object())
+                                    .value("reported", json::object())
+                                    .value("mean", 0.0));
+    m.ttft_p50_ms = p.value("ttft_ms", json::object()).value("p50", 0.0);
+    m.tpot_p50_ms = p.value("tpot_ms", json::object()).value("p50", 0.0);
+    m.requests_per_s = p.value("requests_per_s", 0.0);
+    if (m.requests < 1 || m.input_len < 1 || m.output_len < 1)
+      continue;  // a point that completed nothing measures nothing
+    out.push_back(m);
+  }
+  if (out.empty())
+    return fail("no point of the run completed a request with known lengths");
+  return out;
+}
+
+Result<MeasuredPoint> simulate_point(const Scenario& scenario, const ServingShape& shape,
+                                     const Efficiency& efficiency, const MeasuredPoint& like) {
+  auto cost = CostModel::build(scenario, shape, efficiency);
+  if (!cost)
+    return cost.error();
+  SimulationInput in;
+  in.shape = shape;
+  in.cost = &*cost;
+  in.load.closed_loop = like.closed_loop;
+  in.load.concurrency = like.concurrency;
+  in.load.rate = like.rate;
+  in.requests = std::clamp<std::int64_t>(like.requests, 1, 400);
+  in.input = LengthSpec::fixed(like.input_len);
+  in.output = LengthSpec::fixed(like.output_len);
+  in.timeline_points = 0;
+  const SimulationResult r = simulate(in);
+  MeasuredPoint out = like;
+  out.ttft_p50_ms = r.ttft_ms.p50;
+  out.tpot_p50_ms = r.tpot_ms.p50;
+  out.requests_per_s = r.requests_per_s;
+  return out;
+}
+
+Result<CostCalibration> calibrate_cost_model(const Scenario& scenario, const ServingShape& shape,
+                                             const Efficiency& start,
+                                             const std::vector<MeasuredPoint>& points) {
+  Evaluator f{scenario, shape, points, start};
+  Vec x0;
+  for (std::size_t i = 0; i < kFitted.size(); ++i)
+    x0[i] = std::log(std::clamp(start.*(kFitted[i].field), kFitted[i].low, kFitted[i].high));
+  CostCalibration c;
+  std::vector<MeasuredPoint> before, after;
+  c.loss_before = f.loss(start, &before);
+  if (!std::isfinite(c.loss_before))
+    return fail("the simulation cannot run the measured points on this scenario");
+  // Two restarts from the first fit shake the simplex out of a flat valley.
+  Vec x = nelder_mead(f, x0, 200);
+  x = nelder_mead(f, x, 200);
+  c.efficiency = with(start, x);
+  c.loss_after = f.loss(c.efficiency, &after);
+  for (std::size_t i = 0; i < kFitted.size(); ++i) {
+    const auto [lo, hi] = profile(f, x, i, c.loss_after);
+    c.factors.push_back({kFitted[i].name, c.efficiency.*(kFitted[i].field), lo, hi});
+  }
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const MeasuredPoint& m = points[p];
+    for (const auto& [metric, field] : {std::pair{"TTFT p50 ms", &MeasuredPoint::ttft_p50_ms},
+                                        std::pair{"TPOT p50 ms", &MeasuredPoint::tpot_p50_ms},
+                                        std::pair{"requests/s", &MeasuredPoint::requests_per_s}}) {
+      if (m.*field > 0)
+        c.residuals.push_back({m.label(), metric, m.*field, before[p].*field, after[p].*field});
+    }
+  }
+  return c;
+}
+
+json calibration_json(const CostCalibration& c) {
+  json factors = json::object(), intervals = json::object(), residuals = json::array();
+  for (const auto& [name, value] : c.efficiency.items())
+    factors[name] = value;
+  for (const FactorFit& f : c.factors)
+    intervals[f.name] = {f.low, f.high};
+  for (const CalibrationResidual& r : c.residuals) {
+    residuals.push_back({{"point", r.point},
+                         {"metric", r.metric},
+                         {"measured", r.measured},
+                         {"simulated_before", r.before},
+                         {"simulated_after", r.after}});
+  }
+  return {{"calibrated_from", c.source},
+          {"efficiency", factors},
+          {"fitted_intervals", intervals},
+          {"rms_log_error_before", std::sqrt(c.loss_before)},
+          {"rms_log_error_after", std::sqrt(c.loss_after)},
+          {"residuals", residuals}};
+}
+
+Result<std::vector<std::string>> efficiency_items_from(const json& saved) {
+  if (!saved.is_object() || !saved.contains("efficiency") || !saved["efficiency"].is_object())
+    return fail(
+        "not a saved calibration (no \"efficiency\" object); write one with "
+        "simulate --calibrate-from RUN.json --save-calibration FILE");
+  std::vector<std::string> items;
+  for (const auto& [name, value] : saved["efficiency"].items()) {
+    if (!value.is_number())
+      return fail(fmt::format("the calibration's factor {} is not a number", name));
+    items.push_back(fmt::format("{}={}", name, value.get<double>()));
+  }
+  return items;
+}
+
+std::string render_calibration_text(const CostCalibration& c) {
+  std::string out = fmt::format(
+      "calibrated from {}: RMS log error {:.3f} → {:.3f} ({:.1f}% → "
+      "{:.1f}% typical error)\n",
+      c.source, std::sqrt(c.loss_before), std::sqrt(c.loss_after),
+      (std::exp(std::sqrt(c.loss_before)) - 1) * 100,
+      (std::exp(std::sqrt(c.loss_after)) - 1) * 100);
+  for (const FactorFit& f : c.factors) {
+    out += fmt::format("  {:<17} {:>10.4g}   (interval {:.4g} … {:.4g})\n", f.name, f.value, f.low,
+                       f.high);
+  }
+  out +=
+      "  interval: where the fit's squared log error stays within twice its minimum, the "
+      "other factors held; a wide one means the points cannot tell it apart\n\n";
+  out += fmt::format("  {:<16} {:<12} {:>10} {:>12} {:>12}\n", "point", "figure", "measured",
+                     "before", "calibrated");
+  for (const CalibrationResidual& r : c.residuals) {
+    out += fmt::format("  {:<16} {:<12} {:>10.2f} {:>12.2f} {:>12.2f}  ({:+.1f}%)\n", r.point,
+                       r.metric, r.measured, r.before, r.after, (r.after / r.measured - 1) * 100);
+  }
+  return out;
+}
+
+}  // namespace servescope
