@@ -6,21 +6,25 @@
 #include <cmath>
 #include <random>
 
+#include "core/json_read.h"
+
 namespace servescope {
 namespace {
 
 using nlohmann::json;
 
 std::string point_name(const json& p) {
-  if (p.value("closed_loop", true) || p.value("rate", json()).is_null())
-    return fmt::format("concurrency {}", p.value("concurrency", 0));
-  return fmt::format("rate {:g}/s", p.value("rate", 0.0));
+  const bool has_rate = p.is_object() && p.contains("rate") && p["rate"].is_number();
+  if (json_bool(p, "closed_loop", true) || !has_rate)
+    return fmt::format("concurrency {:g}", json_num(p, "concurrency"));
+  return fmt::format("rate {:g}/s", json_num(p, "rate"));
 }
 
 std::vector<double> samples(const json& p, const char* field) {
   std::vector<double> out;
-  for (const json& row : p.value("requests", json::array())) {
-    if (row.value("error", json()).is_null() && row.value(field, json()).is_number())
+  for (const json& row : json_arr(p, "requests")) {
+    if (row.is_object() && (!row.contains("error") || row["error"].is_null()) &&
+        row.contains(field) && row[field].is_number())
       out.push_back(row[field].get<double>());
   }
   return out;
@@ -124,8 +128,8 @@ Result<RunComparison> compare_runs(const json& a, const json& b, const std::stri
         MetricChange m;
         m.point = point;
         m.metric = fmt::format("{} {}", label, qname);
-        m.a = pa[i].value(field, json::object()).value(qname, 0.0);
-        m.b = pb[i].value(field, json::object()).value(qname, 0.0);
+        m.a = json_num(json_obj(pa[i], field), qname);
+        m.b = json_num(json_obj(pb[i], field), qname);
         if (m.a <= 0)
           continue;
         m.change = m.b / m.a - 1;
@@ -150,8 +154,8 @@ Result<RunComparison> compare_runs(const json& a, const json& b, const std::stri
       m.point = point;
       m.metric = label;
       m.lower_is_better = false;
-      m.a = pa[i].value(field, 0.0);
-      m.b = pb[i].value(field, 0.0);
+      m.a = json_num(pa[i], field);
+      m.b = json_num(pb[i], field);
       if (m.a <= 0)
         continue;
       m.change = m.b / m.a - 1;

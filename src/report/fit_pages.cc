@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/json_read.h"
 #include "report/fit_report.h"
 #include "report/html_sections.h"
 #include "report/report_document.h"
@@ -17,33 +18,34 @@ namespace {
 using nlohmann::json;
 
 std::string text(const json& j, const char* key) {
-  const json v = j.value(key, json());
-  return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+  return json_str(j, key);
 }
 
 std::string hardware(const json& c) {
-  std::string out = fmt::format("{}× {}", c.value("gpus", 0), text(c, "gpu"));
-  if (c.value("nodes", 1) > 1)
-    out += fmt::format(" ({} nodes)", c.value("nodes", 1));
-  return out + fmt::format(", TP {} · PP {}", c.value("tensor_parallel", 1),
-                           c.value("pipeline_parallel", 1));
+  std::string out = fmt::format("{:g}× {}", json_num(c, "gpus"), text(c, "gpu"));
+  if (json_num(c, "nodes", 1) > 1)
+    out += fmt::format(" ({:g} nodes)", json_num(c, "nodes", 1));
+  return out + fmt::format(", TP {:g} · PP {:g}", json_num(c, "tensor_parallel", 1),
+                           json_num(c, "pipeline_parallel", 1));
 }
 
 std::string changes(const json& c) {
   std::string out;
-  for (const json& ch : c.value("changes", json::array()))
-    out += (out.empty() ? "" : ", ") + ch.get<std::string>();
+  for (const json& ch : json_arr(c, "changes"))
+    out += (out.empty() ? "" : ", ") + (ch.is_string() ? ch.get<std::string>() : ch.dump());
   return out.empty() ? "(as typed)" : out;
 }
 
 std::string margin(const json& c) {
-  return c.contains("margin") ? fmt::format("{:+.1f}%", c["margin"].get<double>() * 100) : "";
+  return c.is_object() && c.contains("margin") && c["margin"].is_number()
+             ? fmt::format("{:+.1f}%", c["margin"].get<double>() * 100)
+             : "";
 }
 
 // The KV token capacity figure under the engine's own name.
 double kv_tokens(const json& c) {
   for (const char* key : {"gpu_kv_cache_size_tokens", "max_total_num_tokens"}) {
-    if (c.contains(key))
+    if (c.is_object() && c.contains(key) && c[key].is_number())
       return c[key].get<double>();
   }
   return NAN;
@@ -55,9 +57,9 @@ std::string fit_markdown(const json& doc) {
   std::string out = fmt::format("# servescope fit · {} {} · {}\n\n", text(doc, "engine"),
                                 text(doc, "version"), text(doc, "model"));
   out += fmt::format("- target: `{}`\n- searched: {} hardware points, {} plans\n\n",
-                     doc.value("target", json::object()).dump(), doc.value("hardware_points", 0),
-                     doc.value("plans", 0));
-  const json rows = doc.value("configurations", json::array());
+                     json_obj(doc, "target").dump(), json_num(doc, "hardware_points"),
+                     json_num(doc, "plans"));
+  const json& rows = json_arr(doc, "configurations");
   if (rows.empty())
     out += "**No configuration in the space meets the target.**\n\n";
   else
@@ -67,14 +69,14 @@ std::string fit_markdown(const json& doc) {
   int rank = 0;
   for (const json& c : rows) {
     out += fmt::format("| {} | {} | {}{} | {} | {} | {} | {} |\n", ++rank, hardware(c),
-                       c.value("estimated", false) ? "~" : "", number_text(kv_tokens(c), 0),
-                       number_text(c.value("requests_at_context", 0.0), 2), margin(c),
+                       json_bool(c, "estimated", false) ? "~" : "", number_text(kv_tokens(c), 0),
+                       number_text(json_num(c, "requests_at_context"), 2), margin(c),
                        text(c, "binding"), changes(c));
   }
   rank = 0;
   for (const json& c : rows)
     out += fmt::format("\n{}. `{}`\n", ++rank, text(c, "command"));
-  const json closest = doc.value("closest", json::array());
+  const json& closest = json_arr(doc, "closest");
   if (!closest.empty()) {
     out += "\n## Short of the target\n\n";
     for (const json& c : closest)
@@ -84,18 +86,18 @@ std::string fit_markdown(const json& doc) {
 }
 
 std::string html_fit_body(const json& doc, ChartList& charts) {
-  std::string out = meta(
-      {{"engine", html_escape(text(doc, "engine") + " " + text(doc, "version"))},
-       {"model", html_escape(text(doc, "model"))},
-       {"target", "<code>" + html_escape(doc.value("target", json::object()).dump()) + "</code>"},
-       {"searched", fmt::format("{} hardware points, {} plans", doc.value("hardware_points", 0),
-                                doc.value("plans", 0))}});
-  const json rows = doc.value("configurations", json::array());
+  std::string out =
+      meta({{"engine", html_escape(text(doc, "engine") + " " + text(doc, "version"))},
+            {"model", html_escape(text(doc, "model"))},
+            {"target", "<code>" + html_escape(json_obj(doc, "target").dump()) + "</code>"},
+            {"searched", fmt::format("{:g} hardware points, {:g} plans",
+                                     json_num(doc, "hardware_points"), json_num(doc, "plans"))}});
+  const json& rows = json_arr(doc, "configurations");
   // Cost against the requests held at the target's length: every configuration that meets it,
   // and the Pareto front — the most requests at each cost or below.
   std::map<double, double> best_at_cost;
   for (const json& c : rows) {
-    const double cost = c.value("cost", 0.0), held = c.value("requests_at_context", 0.0);
+    const double cost = json_num(c, "cost"), held = json_num(c, "requests_at_context");
     best_at_cost[cost] = std::max(best_at_cost[cost], held);
   }
   if (best_at_cost.size() >= 2) {
@@ -119,8 +121,8 @@ std::string html_fit_body(const json& doc, ChartList& charts) {
   int rank = 0;
   for (const json& c : rows) {
     cells.push_back({std::to_string(++rank), html_escape(hardware(c)),
-                     (c.value("estimated", false) ? "~" : "") + number_text(kv_tokens(c), 0),
-                     number_text(c.value("requests_at_context", 0.0), 2), html_escape(margin(c)),
+                     (json_bool(c, "estimated", false) ? "~" : "") + number_text(kv_tokens(c), 0),
+                     number_text(json_num(c, "requests_at_context"), 2), html_escape(margin(c)),
                      html_escape(text(c, "binding")), html_escape(changes(c)),
                      "<code>" + html_escape(text(c, "command")) + "</code>"});
   }
@@ -129,7 +131,7 @@ std::string html_fit_body(const json& doc, ChartList& charts) {
                       : html_table({"#", "hardware", "KV tokens", "requests at the length",
                                     "margin", "binds", "changes", "launch command"},
                                    cells);
-  const json closest = doc.value("closest", json::array());
+  const json& closest = json_arr(doc, "closest");
   if (!closest.empty()) {
     out += "<h2>Short of the target</h2>\n<ul>\n";
     for (const json& c : closest)

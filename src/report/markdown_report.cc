@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "core/json_read.h"
 #include "report/fit_report.h"
 
 namespace servescope {
@@ -322,20 +323,19 @@ std::string bench_md(const json& bench) {
   if (bench.contains("slo") && bench["slo"].is_array()) {
     std::vector<std::vector<std::string>> slo_rows;
     for (std::size_t i = 0; i < points.size(); ++i) {
-      const json s = points[i].value("slo", json::object());
-      if (!s.is_object())
+      const json& s = json_obj(points[i], "slo");
+      if (s.empty())
         continue;
       std::string verdicts;
-      for (const json& v : s.value("percentiles", json::array())) {
-        verdicts += (verdicts.empty() ? "" : ", ") + str(v, "objective") + " " +
-                    number_text(json_number(v.value("value_ms", json()), NAN), 1) + " ms " +
-                    (v.value("met", false) ? "met" : "**missed**");
+      for (const json& v : json_arr(s, "percentiles")) {
+        verdicts += (verdicts.empty() ? "" : ", ") + json_str(v, "objective") + " " +
+                    number_text(json_num(v, "value_ms", NAN), 1) + " ms " +
+                    (json_bool(v, "met", false) ? "met" : "**missed**");
       }
       slo_rows.push_back({number_text(axis.x[i], axis.x[i] == std::floor(axis.x[i]) ? 0 : 2),
-                          cell(json_number(s.value("attainment", json()), NAN) * 100, 1),
-                          cell(json_number(s.value("goodput_requests_per_s", json()), NAN), 2),
-                          cell(json_number(s.value("goodput_output_tokens_per_s", json()), NAN), 1),
-                          md(verdicts)});
+                          cell(json_num(s, "attainment", NAN) * 100, 1),
+                          cell(json_num(s, "goodput_requests_per_s", NAN), 2),
+                          cell(json_num(s, "goodput_output_tokens_per_s", NAN), 1), md(verdicts)});
     }
     std::string objectives;
     for (const json& o : bench["slo"])

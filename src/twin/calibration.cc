@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/json_read.h"
 #include "twin/simulation.h"
 
 namespace servescope {
@@ -167,20 +168,21 @@ Result<std::vector<MeasuredPoint>> measured_points(const json& bench) {
   std::vector<MeasuredPoint> out;
   for (const json& p : bench["points"]) {
     MeasuredPoint m;
-    m.closed_loop = p.value("closed_loop", true);
-    m.concurrency = p.value("concurrency", 1.0);
-    m.rate = p.value("rate", json()).is_number() ? p["rate"].get<double>() : 0;
-    m.requests = p.value("requests_completed", std::int64_t{0});
-    const json in = p.value("input_tokens", json::object());
-    const double reported = in.value("reported", json::object()).value("mean", 0.0);
-    const double asked = in.value("requested", json::object()).value("mean", 0.0);
-    m.input_len = std::llround(reported > 0 ? reported : asked);
-    m.output_len = std::llround(p.value("output_tokens", json::object())
-                                    .value("reported", json::object())
-                                    .value("mean", 0.0));
-    m.ttft_p50_ms = p.value("ttft_ms", json::object()).value("p50", 0.0);
-    m.tpot_p50_ms = p.value("tpot_ms", json::object()).value("p50", 0.0);
-    m.requests_per_s = p.value("requests_per_s", 0.0);
+    m.closed_loop = json_bool(p, "closed_loop", true);
+    m.concurrency = json_num(p, "concurrency", 1);
+    m.rate = json_num(p, "rate");
+    m.requests = static_cast<std::int64_t>(json_num(p, "requests_completed"));
+    const json& in = json_obj(p, "input_tokens");
+    const double reported = json_num(json_obj(in, "reported"), "mean");
+    const double asked = json_num(json_obj(in, "requested"), "mean");
+    m.input_len = std::llround(std::clamp(reported > 0 ? reported : asked, 0.0, 1e7));
+    m.output_len = std::llround(
+        std::clamp(json_num(json_obj(json_obj(p, "output_tokens"), "reported"), "mean"), 0.0, 1e7));
+    m.ttft_p50_ms = json_num(json_obj(p, "ttft_ms"), "p50");
+    m.tpot_p50_ms = json_num(json_obj(p, "tpot_ms"), "p50");
+    m.requests_per_s = json_num(p, "requests_per_s");
+    if (!(m.concurrency >= 1 && m.concurrency <= 1e6) || !(m.rate >= 0 && m.rate <= 1e9))
+      continue;  // not a load the simulation can play
     if (m.requests < 1 || m.input_len < 1 || m.output_len < 1)
       continue;  // a point that completed nothing measures nothing
     out.push_back(m);
