@@ -82,14 +82,7 @@ ExitStatus run_simulate(const CommandArgs& args) {
   if (!out_spec)
     return usage_error(out_spec.message());
   Efficiency eff;
-  if (!calibration_file.empty()) {
-    auto items = read_saved_calibration(calibration_file);
-    if (!items)
-      return usage_error(items.message());
-    if (Status st = eff.apply(*items); !st)
-      return usage_error(st.message());
-  }
-  if (Status st = eff.apply(efficiency); !st)
+  if (Status st = apply_efficiency(eff, calibration_file, efficiency); !st)
     return usage_error(st.message());
 
   options.command = args.launch_command;

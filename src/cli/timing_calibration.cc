@@ -30,4 +30,16 @@ Result<std::vector<std::string>> read_saved_calibration(const std::string& path)
   return items;
 }
 
+Status apply_efficiency(Efficiency& efficiency, const std::string& calibration_file,
+                        const std::vector<std::string>& typed) {
+  if (!calibration_file.empty()) {
+    auto items = read_saved_calibration(calibration_file);
+    if (!items)
+      return items.error();
+    if (Status st = efficiency.apply(*items); !st)
+      return st;
+  }
+  return efficiency.apply(typed);
+}
+
 }  // namespace servescope

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "twin/cost_model.h"
 
 namespace servescope {
 
@@ -15,5 +16,10 @@ bool is_bench_result(const std::string& path);
 
 /// The --efficiency items of a saved calibration file (simulate --save-calibration).
 Result<std::vector<std::string>> read_saved_calibration(const std::string& path);
+
+/// `efficiency` from a saved calibration ("" for none), then the --efficiency items typed,
+/// which win.
+Status apply_efficiency(Efficiency& efficiency, const std::string& calibration_file,
+                        const std::vector<std::string>& typed);
 
 }  // namespace servescope

@@ -65,14 +65,7 @@ ExitStatus run_twin(const CommandArgs& args) {
   if (Status st = twin.faults.apply(faults); !st)
     return usage_error(st.message());
   Efficiency eff;
-  if (!calibration_file.empty()) {
-    auto items = read_saved_calibration(calibration_file);
-    if (!items)
-      return usage_error(items.message());
-    if (Status st = eff.apply(*items); !st)
-      return usage_error(st.message());
-  }
-  if (Status st = eff.apply(efficiency); !st)
+  if (Status st = apply_efficiency(eff, calibration_file, efficiency); !st)
     return usage_error(st.message());
   twin.access_log = !no_access_log;
 
