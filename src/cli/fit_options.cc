@@ -41,8 +41,8 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
   app.add_option("--gpus-per-node", o.gpus_per_node, "GPUs in one node (default 8)");
   app.add_option("--max-nodes", o.max_nodes, "At most this many nodes (default 1)");
   app.add_option("--vary", o.vary,
-                 "Also try FLAG=V1,V2 (any capacity flag), or narrow a built-in range: "
-                 "fraction=0.85..0.95 (repeatable)");
+                 "Also try FLAG=V1,V2 (any capacity flag), data-parallel replicas (dp), or narrow "
+                 "a built-in range: fraction=0.85..0.95 (repeatable)");
   app.add_option("--keep", o.keep,
                  "Keep as the command has it: parallelism, fraction, kv-cache-dtype, context, "
                  "request-limit, or the engine's flag name (repeatable)");
@@ -158,6 +158,10 @@ Status apply_vary(const std::string& spec, const Engine& engine, const FitKnobs&
     }
     space.fraction_low = *lo;
     space.fraction_high = *hi;
+    return ok_status();
+  }
+  if (name == "dp" || canonical == k.data_parallel) {
+    space.vary_data_parallel = true;
     return ok_status();
   }
   if (name == "kv-cache-dtype" || canonical == k.kv_cache_dtype) {
@@ -370,6 +374,11 @@ Result<FitRequest> build_fit_request(const FitOptions& o,
   for (const std::string& vary : o.vary) {
     if (Status st = apply_vary(vary, *r.engine, *knobs, s); !st)
       return st.error();
+  }
+  if (s.vary_data_parallel && r.base.command.has("--enable-dp-attention")) {
+    return fail(
+        "fit --vary dp: with --enable-dp-attention SGLang's DP ranks live inside the TP group "
+        "rather than as replicas; fit varies whole replicas only (leave out --vary dp)");
   }
   for (const std::string& p : o.price) {
     const auto eq = p.find('=');

@@ -191,6 +191,8 @@ class FitSearch {
       set_int(s, knobs_.tensor_parallel, p.tensor_parallel);
       set_int(s, knobs_.pipeline_parallel, p.pipeline_parallel);
     }
+    if (space_.vary_data_parallel)
+      set_int(s, knobs_.data_parallel, p.data_parallel);
     if (p.nodes > 1 || int_flag(s.command, knobs_.nodes) != 1) {
       set_int(s, knobs_.nodes, p.nodes);
       if (p.nodes > 1)
@@ -257,6 +259,7 @@ class FitSearch {
       e.planned = true;
       e.starts = plan->starts;
       e.figures = figures_of(*plan, context);
+      e.figures.replicas = std::max(1, int_flag(s.command, knobs_.data_parallel));
       if (!plan->starts) {
         e.why_not = plan->startup_error;
         e.blocking_flags = blocking_flags(*plan, s.command);
@@ -298,6 +301,9 @@ class FitSearch {
       return;
     }
     const FitFigures& f = e.figures;
+    // Data-parallel replicas each hold their own requests, slots and KV cache.
+    const double n = f.replicas;
+    const std::string each = f.replicas > 1 ? fmt::format(" × {} replicas", f.replicas) : "";
     double worst = std::numeric_limits<double>::infinity();
     auto consider = [&](double achieved, double needed, std::string what) {
       const double r = achieved / needed;
@@ -316,18 +322,18 @@ class FitSearch {
             : (target_.longest_context ? std::optional<std::int64_t>(1) : std::nullopt);
     if (concurrency) {
       const bool limit_binds = f.request_limit > 0 && f.request_limit < f.kv_requests;
-      consider(f.concurrency, static_cast<double>(*concurrency),
-               limit_binds
-                   ? fmt::format("running-request limit {:.0f}", f.request_limit)
-                   : fmt::format("KV cache: {:.4g} requests of {} tokens", f.kv_requests, len));
+      consider(n * f.concurrency, static_cast<double>(*concurrency),
+               limit_binds ? fmt::format("running-request limit {:.0f}{}", f.request_limit, each)
+                           : fmt::format("KV cache: {:.4g} requests of {} tokens{}", f.kv_requests,
+                                         len, each));
     }
     if (target_.kv_tokens) {
-      consider(f.kv_tokens, static_cast<double>(*target_.kv_tokens),
-               fmt::format("KV cache: {:.0f} tokens", f.kv_tokens));
+      consider(n * f.kv_tokens, static_cast<double>(*target_.kv_tokens),
+               fmt::format("KV cache: {:.0f} tokens{}", f.kv_tokens, each));
     }
     if (target_.max_running_requests) {
-      consider(f.request_limit, static_cast<double>(*target_.max_running_requests),
-               fmt::format("running-request limit {:.0f}", f.request_limit));
+      consider(n * f.request_limit, static_cast<double>(*target_.max_running_requests),
+               fmt::format("running-request limit {:.0f}{}", f.request_limit, each));
     }
     e.ratio = worst;
     e.meets = worst >= 1;
@@ -349,8 +355,10 @@ class FitSearch {
       set_flag(s, knobs_.context, std::to_string(context));
       e = plan_once(s, context);
     }
-    const std::int64_t needed =
+    // Each data-parallel replica runs its share of the requests.
+    const std::int64_t total =
         std::max(target_.concurrency.value_or(0), target_.max_running_requests.value_or(0));
+    const std::int64_t needed = (total + p.data_parallel - 1) / p.data_parallel;
     if (e.planned && e.starts && space_.vary_request_limit && needed > 0 &&
         e.figures.request_limit > 0 && e.figures.request_limit < static_cast<double>(needed)) {
       Scenario raised = s;
@@ -487,6 +495,7 @@ FitConfiguration configuration_of(const HardwarePoint& p, Evaluation e, const Sc
   c.nodes = p.nodes;
   c.tensor_parallel = p.tensor_parallel;
   c.pipeline_parallel = p.pipeline_parallel;
+  c.data_parallel = p.data_parallel;
   c.cost = p.cost;
   for (const ScenarioChange& change : changes_between(base, e.scenario)) {
     if (change.kind == ScenarioChange::Kind::kFlag)
@@ -544,7 +553,8 @@ Result<FitResult> fit_configurations(const Engine& engine, const Scenario& base,
   out.multi_node_note = knobs->multi_node_note;
   const std::vector<HardwarePoint> points =
       hardware_points(space, int_flag(base.command, knobs->tensor_parallel),
-                      int_flag(base.command, knobs->pipeline_parallel));
+                      int_flag(base.command, knobs->pipeline_parallel),
+                      int_flag(base.command, knobs->data_parallel));
   out.hardware_points = points.size();
   FitSearch search(engine, base, target, space, *knobs);
   std::vector<FitConfiguration> misses;

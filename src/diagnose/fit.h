@@ -47,6 +47,9 @@ struct FitSpace {
   int gpus_per_node = 8;
   int max_nodes = 1;
   bool vary_parallelism = true;
+  // Data-parallel replicas (--vary dp): each replica plans as one engine; fit counts the
+  // requests, running slots and KV tokens of all of them.
+  bool vary_data_parallel = false;
   bool vary_fraction = true;
   bool vary_kv_dtype = true;
   bool vary_request_limit = true;
@@ -75,6 +78,7 @@ struct FitFigures {
   double concurrency = 0;    // of those, resident at once under the running-request limit
   double context = 0;
   double fraction = 0;
+  int replicas = 1;        // data-parallel replicas: the figures above are one replica's
   bool estimated = false;  // some plan input is an estimate: the figures are "~"
 };
 
@@ -84,6 +88,7 @@ struct FitConfiguration {
   int nodes = 1;
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
+  int data_parallel = 1;
   Scenario scenario;                 // what was planned: replanning it gives `figures`
   std::vector<std::string> changes;  // flag changes against the user's command, as labels
   std::string command;               // the launch command, shell-quoted

@@ -6,7 +6,8 @@
 
 namespace servescope {
 
-std::vector<HardwarePoint> hardware_points(const FitSpace& space, int command_tp, int command_pp) {
+std::vector<HardwarePoint> hardware_points(const FitSpace& space, int command_tp, int command_pp,
+                                           int command_dp) {
   std::vector<HardwarePoint> out;
   const int max_gpus = space.gpu_count.value_or(space.max_gpus);
   for (std::size_t g = 0; g < space.gpus.size(); ++g) {
@@ -16,22 +17,28 @@ std::vector<HardwarePoint> hardware_points(const FitSpace& space, int command_tp
       const int nodes = (count + space.gpus_per_node - 1) / space.gpus_per_node;
       if (nodes > space.max_nodes || (nodes > 1 && count % space.gpus_per_node != 0))
         continue;
-      for (int tp = count; tp >= 1; --tp) {
-        if (count % tp != 0)
+      for (int dp = 1; dp <= count; ++dp) {
+        if (count % dp != 0 || (dp != command_dp && !space.vary_data_parallel))
           continue;
-        const int pp = count / tp;
-        if (!space.vary_parallelism && (tp != command_tp || pp != command_pp))
-          continue;
-        HardwarePoint p;
-        p.gpu = &gpu;
-        p.gpus = count;
-        p.nodes = nodes;
-        p.tensor_parallel = tp;
-        p.pipeline_parallel = pp;
-        auto price = space.price_per_gpu_hour.find(gpu.key);
-        p.cost = price != space.price_per_gpu_hour.end() ? price->second * count
-                                                         : static_cast<double>(count);
-        out.push_back(p);
+        const int replica = count / dp;  // GPUs of one replica
+        for (int tp = replica; tp >= 1; --tp) {
+          if (replica % tp != 0)
+            continue;
+          const int pp = replica / tp;
+          if (!space.vary_parallelism && (tp != command_tp || pp != command_pp))
+            continue;
+          HardwarePoint p;
+          p.gpu = &gpu;
+          p.gpus = count;
+          p.nodes = nodes;
+          p.tensor_parallel = tp;
+          p.pipeline_parallel = pp;
+          p.data_parallel = dp;
+          auto price = space.price_per_gpu_hour.find(gpu.key);
+          p.cost = price != space.price_per_gpu_hour.end() ? price->second * count
+                                                           : static_cast<double>(count);
+          out.push_back(p);
+        }
       }
     }
   }

@@ -16,12 +16,14 @@ struct HardwarePoint {
   int nodes = 1;
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
+  int data_parallel = 1;
   double cost = 0;
 };
 
 /// Every hardware point of the space, cheapest first (then fewer nodes, then the catalog's
 /// order, then the wider tensor split). With parallelism kept, the command's own split.
-std::vector<HardwarePoint> hardware_points(const FitSpace& space, int command_tp, int command_pp);
+std::vector<HardwarePoint> hardware_points(const FitSpace& space, int command_tp, int command_pp,
+                                           int command_dp = 1);
 
 /// One way to set the flags fit may vary besides the fraction: each entry sets one flag.
 struct FlagOption {

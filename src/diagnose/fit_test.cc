@@ -326,3 +326,40 @@ TEST(Fit, SglangLongestContextAndVllmRunningRequests) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+// --vary dp: replicas each plan as one engine; the target counts all of them, and each
+// replica's own figures replan as claimed.
+TEST(Fit, DataParallelReplicasShareTheTarget) {
+  const BuiltScenario b = base("vllm serve Qwen/Qwen3-8B", "l40s");
+  FitTarget t;
+  t.concurrency = 24;
+  t.context = 32768;
+  FitSpace s = space_of({"l40s"}, 4);
+  s.vary_data_parallel = true;
+  s.limit = 20;
+  const FitResult r = fitted(b, t, s);
+  ASSERT_FALSE(r.configurations.empty());
+  bool replicas = false;
+  for (const FitConfiguration& c : r.configurations) {
+    SCOPED_TRACE(c.command);
+    auto plan = b.engine->plan(c.scenario);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(output(*plan, "gpu_kv_cache_size_tokens"), c.figures.kv_tokens);
+    EXPECT_EQ(c.figures.replicas, c.data_parallel);
+    EXPECT_EQ(c.tensor_parallel * c.pipeline_parallel * c.data_parallel, c.gpus);
+    EXPECT_GE(c.data_parallel * output(*plan, "maximum_concurrency"), 24);
+    if (c.data_parallel > 1) {
+      replicas = true;
+      EXPECT_NE(c.command.find("--data-parallel-size " + std::to_string(c.data_parallel)),
+                std::string::npos);
+    }
+  }
+  EXPECT_TRUE(replicas) << "no configuration used replicas";
+  expect_pruned_is_brute_force(b, t, s);
+}
+
+}  // namespace
+}  // namespace servescope

@@ -11,6 +11,7 @@ namespace servescope {
 struct FitKnobs {
   std::string tensor_parallel;       // "--tensor-parallel-size" / "--tp-size" (canonical)
   std::string pipeline_parallel;     // "--pipeline-parallel-size" / "--pp-size"
+  std::string data_parallel;         // "--data-parallel-size" / "--dp-size": whole replicas
   std::string nodes;                 // "--nnodes"
   std::string node_rank;             // "--node-rank"
   std::string memory_fraction;       // "--gpu-memory-utilization" / "--mem-fraction-static"

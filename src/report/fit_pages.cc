@@ -23,6 +23,8 @@ std::string text(const json& j, const char* key) {
 
 std::string hardware(const json& c) {
   std::string out = fmt::format("{:g}× {}", json_num(c, "gpus"), text(c, "gpu"));
+  if (json_num(c, "data_parallel", 1) > 1)
+    out += fmt::format(" as {:g} replicas", json_num(c, "data_parallel", 1));
   if (json_num(c, "nodes", 1) > 1)
     out += fmt::format(" ({:g} nodes)", json_num(c, "nodes", 1));
   return out + fmt::format(", TP {:g} · PP {:g}", json_num(c, "tensor_parallel", 1),

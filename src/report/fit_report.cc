@@ -25,6 +25,8 @@ std::string approx(const FitFigures& f) {
 
 std::string hardware(const FitConfiguration& c) {
   std::string out = fmt::format("{}× {}", c.gpus, c.gpu);
+  if (c.data_parallel > 1)
+    out += fmt::format(" as {} replicas", c.data_parallel);
   if (c.nodes > 1)
     out += fmt::format(" ({} nodes)", c.nodes);
   return out;
@@ -133,6 +135,7 @@ nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs, const std:
                         {"nodes", c.nodes},
                         {"tensor_parallel", c.tensor_parallel},
                         {"pipeline_parallel", c.pipeline_parallel},
+                        {"data_parallel", c.data_parallel},
                         {"command", c.command},
                         {"changes", c.changes},
                         {"meets", c.meets},

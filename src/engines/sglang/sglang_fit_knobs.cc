@@ -8,6 +8,7 @@ const FitKnobs* SglangEngine::fit_knobs() const {
     FitKnobs k;
     k.tensor_parallel = "--tp-size";
     k.pipeline_parallel = "--pp-size";
+    k.data_parallel = "--dp-size";
     k.nodes = "--nnodes";
     k.node_rank = "--node-rank";
     k.memory_fraction = "--mem-fraction-static";

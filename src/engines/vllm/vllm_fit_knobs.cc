@@ -8,6 +8,7 @@ const FitKnobs* VllmEngine::fit_knobs() const {
     FitKnobs k;
     k.tensor_parallel = "--tensor-parallel-size";
     k.pipeline_parallel = "--pipeline-parallel-size";
+    k.data_parallel = "--data-parallel-size";
     k.nodes = "--nnodes";
     k.node_rank = "--node-rank";
     k.memory_fraction = "--gpu-memory-utilization";
