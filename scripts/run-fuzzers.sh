@@ -10,6 +10,10 @@ work="$build/fuzz-work"
 mkdir -p "$work/model_config" "$work/command_line" "$work/vllm_command_line" "$work/log_parser" \
   "$work/http_stream" "$work/launch_input" "$work/gpu_evidence" "$work/cluster_state"
 cp "$root"/data/models/*.json "$work/model_config/"
+# bench results (for --compare and --calibrate-from) and a fit result, as the commands write them.
+mkdir -p "$work/bench_results"
+cp "$root"/tests/report/bench.json "$root"/tests/report/fit.json "$work/bench_results/"
+printf 'ttft:500ms,tpot:50ms,e2e:30s,ttft_p99:500ms' >"$work/bench_results/slo"
 cp "$root"/../shared/corpus/raw/*.log "$work/log_parser/" 2>/dev/null || true
 # One log as people quote it (a Markdown blockquote and a table), for unquote_log_line.
 for f in "$root"/../shared/corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log; do
