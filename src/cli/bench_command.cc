@@ -400,6 +400,9 @@ ExitStatus run_bench(const CommandArgs& args) {
           fmt::format("bench --find-max {}: start it with --{} (or neither)", find_max, find_max));
     so.start = so.by_rate ? o.points.front().rate : o.points.front().concurrency;
     so.budget_s = *budget_s;
+    // A closed loop cannot hold more requests in flight than a point sends.
+    if (!so.by_rate && requests > 0)
+      so.max_load = static_cast<double>(requests);
     so.min_attainment = min_attainment / 100;
     so.precision = precision / 100;
     so.max_repeats = max_repeats;

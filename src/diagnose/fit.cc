@@ -316,6 +316,13 @@ class FitSearch {
     // The context is a requirement, not a quantity with a margin: it binds only when short.
     if (context > 0 && f.context < static_cast<double>(context))
       consider(f.context, static_cast<double>(context), fmt::format("context {:.0f}", f.context));
+    // Served at a length means one request of it fits: an engine can start with less KV cache
+    // than one such request needs (vLLM 0.34 checks the capacity before measuring the size).
+    if (target_.context && !target_.concurrency) {
+      consider(
+          n * f.kv_requests, 1,
+          fmt::format("KV cache: {:.4g} requests of {} tokens{}", f.kv_requests, context, each));
+    }
     const std::optional<std::int64_t> concurrency =
         target_.concurrency
             ? target_.concurrency
@@ -371,8 +378,13 @@ class FitSearch {
   }
 
   void note_miss(const Evaluation& e, Evaluation& closest) const {
-    if (!e.planned)
+    // A command the engine refuses outright (its error, no plan) is kept only while nothing
+    // better is known, so an impossible target still says why.
+    if (!e.planned) {
+      if (!closest.planned && closest.why_not.empty())
+        closest = e;
       return;
+    }
     if (!closest.planned || e.ratio > closest.ratio || (!closest.starts && e.starts))
       closest = e;
   }
@@ -571,7 +583,7 @@ Result<FitResult> fit_configurations(const Engine& engine, const Scenario& base,
     std::vector<Evaluation> best = search.best_at(p, closest);
     for (Evaluation& e : best)
       out.configurations.push_back(configuration_of(p, std::move(e), base));
-    if (best.empty() && closest.planned) {
+    if (best.empty() && (closest.planned || !closest.why_not.empty())) {
       misses.push_back(configuration_of(p, std::move(closest), base));
     }
   }

@@ -363,3 +363,28 @@ TEST(Fit, DataParallelReplicasShareTheTarget) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+// --context L alone: the engine must start and serve requests of L tokens (one at least); a
+// length beyond the model's own is refused by the engine, and fit says which limit binds.
+TEST(Fit, AContextAloneIsServedOrNamedShort) {
+  const BuiltScenario b = base("vllm serve Qwen/Qwen3-8B", "l4");
+  FitTarget t;
+  t.context = 32768;
+  FitSpace s = space_of({"l4"}, 2);
+  s.vary_kv_dtype = false;
+  const FitResult r = fitted(b, t, s);
+  expect_replans_as_claimed(*b.engine, r, t);
+  for (const FitConfiguration& c : r.configurations)
+    EXPECT_GE(c.figures.kv_requests, 1) << c.command;
+  FitTarget beyond;
+  beyond.context = 10'000'000;
+  const FitResult none = fitted(b, beyond, s);
+  EXPECT_TRUE(none.configurations.empty());
+  ASSERT_FALSE(none.closest.empty());
+}
+
+}  // namespace
+}  // namespace servescope

@@ -262,7 +262,12 @@ std::string render_search_text(const LoadSearchResult& r, const LoadSearchOption
     }
     out += "\n";
   }
-  if (r.found) {
+  if (r.found && !r.first_miss && *r.found >= o.max_load) {
+    out += fmt::format(
+        "\nEvery load up to the search's ceiling meets the objectives: {}{}.\n",
+        load_text(*r.found, o.by_rate),
+        o.by_rate ? "" : " (a point sends no more requests than that; raise --requests to go on)");
+  } else if (r.found) {
     out += fmt::format("\nThe highest load that meets the objectives: {}",
                        load_text(*r.found, o.by_rate));
     if (r.first_miss)
