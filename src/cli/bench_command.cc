@@ -141,6 +141,53 @@ ExitStatus run_compare(const std::vector<std::string>& files, const CompareOptio
   return ExitStatus::kOk;
 }
 
+// --find-max: the search, its text or JSON, exit 1 when no load meets the objectives.
+struct FindMaxCli {
+  std::string mode, budget;
+  double min_attainment = 99, precision = 10;
+  int max_repeats = 3;
+  std::int64_t requests = 0;
+  bool quiet = false;
+};
+
+ExitStatus run_find_max(const BenchOptions& o, const FindMaxCli& f, const std::string& json_path) {
+  if (o.slo.empty())
+    return usage_error("bench --find-max: give the objectives with --slo, e.g. ttft_p99:500ms");
+  auto budget_s = parse_duration(f.budget, "--budget");
+  if (!budget_s)
+    return usage_error(budget_s.message());
+  LoadSearchOptions so;
+  so.by_rate = f.mode == "rate";
+  if (so.by_rate != !o.points.front().closed_loop)
+    return usage_error(
+        fmt::format("bench --find-max {}: start it with --{} (or neither)", f.mode, f.mode));
+  so.start = so.by_rate ? o.points.front().rate : o.points.front().concurrency;
+  so.budget_s = *budget_s;
+  // A closed loop cannot hold more requests in flight than a point sends.
+  if (!so.by_rate && f.requests > 0)
+    so.max_load = static_cast<double>(f.requests);
+  so.min_attainment = f.min_attainment / 100;
+  so.precision = f.precision / 100;
+  so.max_repeats = f.max_repeats;
+  auto progress_line = [quiet = f.quiet](const std::string& line) {
+    if (!quiet)
+      std::cerr << "servescope: " << line << "\n";
+  };
+  auto searched = find_max_load(o, o.points.front(), so, progress_line);
+  if (!searched)
+    return usage_error(searched.message());
+  if (json_path != "-")
+    std::cout << render_search_text(*searched, so);
+  if (!json_path.empty())
+    if (Status st = write_output(json_path, search_json(*searched, so).dump(2) + "\n"); !st)
+      return usage_error(st.message());
+  if (!searched->found) {
+    std::cerr << "servescope: bench --find-max: no load tried meets the objectives\n";
+    return ExitStatus::kFindings;
+  }
+  return ExitStatus::kOk;
+}
+
 }  // namespace
 
 ExitStatus run_bench(const CommandArgs& args) {
@@ -388,41 +435,8 @@ ExitStatus run_bench(const CommandArgs& args) {
   }
 
   if (!find_max.empty()) {
-    if (o.slo.empty())
-      return usage_error("bench --find-max: give the objectives with --slo, e.g. ttft_p99:500ms");
-    auto budget_s = parse_duration(budget, "--budget");
-    if (!budget_s)
-      return usage_error(budget_s.message());
-    LoadSearchOptions so;
-    so.by_rate = find_max == "rate";
-    if (so.by_rate != !o.points.front().closed_loop)
-      return usage_error(
-          fmt::format("bench --find-max {}: start it with --{} (or neither)", find_max, find_max));
-    so.start = so.by_rate ? o.points.front().rate : o.points.front().concurrency;
-    so.budget_s = *budget_s;
-    // A closed loop cannot hold more requests in flight than a point sends.
-    if (!so.by_rate && requests > 0)
-      so.max_load = static_cast<double>(requests);
-    so.min_attainment = min_attainment / 100;
-    so.precision = precision / 100;
-    so.max_repeats = max_repeats;
-    auto progress_line = [quiet](const std::string& line) {
-      if (!quiet)
-        std::cerr << "servescope: " << line << "\n";
-    };
-    auto searched = find_max_load(o, o.points.front(), so, progress_line);
-    if (!searched)
-      return usage_error(searched.message());
-    if (json_path != "-")
-      std::cout << render_search_text(*searched, so);
-    if (!json_path.empty())
-      if (Status st = write_output(json_path, search_json(*searched, so).dump(2) + "\n"); !st)
-        return usage_error(st.message());
-    if (!searched->found) {
-      std::cerr << "servescope: bench --find-max: no load tried meets the objectives\n";
-      return ExitStatus::kFindings;
-    }
-    return ExitStatus::kOk;
+    FindMaxCli f{find_max, budget, min_attainment, precision, max_repeats, requests, quiet};
+    return run_find_max(o, f, json_path);
   }
   const bool live = !quiet && stderr_is_terminal();
   BenchProgressFn progress;
