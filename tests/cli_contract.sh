@@ -97,6 +97,20 @@ for r in rows:
     assert o["gpu_kv_cache_size_tokens"] == r["gpu_kv_cache_size_tokens"], (r, o)
     assert o["maximum_concurrency"] >= 32 and o["max_model_len"] == 16384, o
 PY
+# SGLang end to end: the founding case after a regression back to 48 running requests, replanned.
+"$bin" fit --max-running-requests 48 --gpu rtx-pro-6000 --gpus 4 --json -- "${seed[@]}" \
+  --speculative-algorithm NEXTN --enable-flashinfer-allreduce-fusion --mamba-full-memory-ratio 0.24 \
+  >"$tmp/fit-sglang.json" 2>"$tmp/err" || fail "fit (sglang) exited $?: $(cat "$tmp/err")"
+python3 - "$bin" "$tmp/fit-sglang.json" <<'PY' || fail "fit (sglang): the best configuration does not replan to 48"
+import json, shlex, subprocess, sys
+binary, path = sys.argv[1], sys.argv[2]
+best = json.load(open(path))["configurations"][0]
+assert "--enable-flashinfer-allreduce-fusion" not in best["command"], best["command"]
+out = subprocess.run([binary, "plan", "--json", "--gpu", "rtx-pro-6000", "--gpus", "4", "--"]
+                     + shlex.split(best["command"]), capture_output=True, text=True, check=True)
+o = json.loads(out.stdout)["outputs"]
+assert o["max_running_requests"] == best["max_running_requests"] == 48, (o, best)
+PY
 for form in shell systemd compose k8s; do
   "$bin" fit "${fitm[@]}" --gpu h100-sxm --concurrency 32 --context 16384 --emit "$form" \
     >"$tmp/emitted.$form" 2>"$tmp/err" || fail "fit --emit $form exited $?: $(cat "$tmp/err")"
