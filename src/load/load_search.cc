@@ -75,6 +75,14 @@ std::string binding_at(const SearchedLoad& s) {
   }
   if (p.server.available && p.server.max_queued > 0)
     return fmt::format("the server's queue: up to {:g} requests waited", p.server.max_queued);
+  // Too few samples of the server to say it never queued: the point was short beside the
+  // scrape interval.
+  if (p.server.available && p.server.scrapes < 5) {
+    return fmt::format(
+        "unknown: the server was read only {} times in a point of {:.2f} s; lengthen the point "
+        "(--requests) or shorten --scrape-interval",
+        p.server.scrapes, p.duration_s);
+  }
   // No queue at the server: a client that could not send on time held the load back.
   if (p.late_share > 0.01) {
     return fmt::format(
