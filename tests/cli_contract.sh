@@ -75,6 +75,7 @@ expect_usage_error "fit partial nodes" "whole nodes" -- fit "${fitm[@]}" --gpu h
 expect_usage_error "fit latency without a rate" "give the offered load with --rate" -- fit "${fitm[@]}" --gpu h100-sxm --ttft-p99 500ms
 expect_usage_error "fit rate without a latency" "give --ttft-p99 and/or --tpot-p99" -- fit "${fitm[@]}" --gpu h100-sxm --rate 4
 expect_usage_error "fit bad latency" "fit --ttft-p99 soon" -- fit "${fitm[@]}" --gpu h100-sxm --rate 4 --ttft-p99 soon
+expect_usage_error "fit calibrated without its GPU" "calibration figures belong to one GPU" -- fit --max-running-requests 48 --free-before-load 94.6 --free-after-load 64.6 -- "${seed[@]}"
 expect_usage_error "fit without model or command" "give --engine NAME and --model ID" -- fit --gpu h100-sxm --kv-tokens 1000
 "$bin" fit "${fitm[@]}" --gpu h100-sxm --max-gpus 2 --kv-tokens 1000000000 >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "fit with an unreachable target: expected exit 1"

@@ -54,7 +54,8 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
                "Plan every candidate instead of pruning by cost and bisection (same answer)");
   ScenarioOptions& c = o.calibration;
   app.add_option("--calibrate-from", c.calibrate_from,
-                 "Calibrate from a real log of the command (its GPU and parallelism only)");
+                 "Calibrate from a real log of the command on the first --gpu (its parallelism "
+                 "only)");
   app.add_option("--free-before-load", c.free_before_load_gib, "Calibration (SGLang), GiB");
   app.add_option("--free-after-load", c.free_after_load_gib, "Calibration (SGLang), GiB");
   app.add_option("--total-memory", c.total_memory_gib, "Calibration (vLLM), GiB");
@@ -303,6 +304,16 @@ Result<FitRequest> build_fit_request(const FitOptions& o,
   if (!gpus)
     return gpus.error();
 
+  const ScenarioOptions& c = o.calibration;
+  const bool calibrated = !c.calibrate_from.empty() || c.free_before_load_gib ||
+                          c.free_after_load_gib || c.total_memory_gib || c.weights_gib ||
+                          c.activation_peak_gib || c.non_torch_gib || c.cuda_graph_gib ||
+                          c.kv_memory_gib;
+  if (calibrated && o.gpu.empty()) {
+    return fail(
+        "fit: calibration figures belong to one GPU; give it first with --gpu (they apply to "
+        "the candidates on that GPU with the command's own parallelism)");
+  }
   ScenarioOptions so = o.calibration;
   so.engine = o.engine;
   so.model = o.model;
