@@ -17,6 +17,8 @@
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
+#include "core/duration.h"
+#include "core/json_read.h"
 #include "engines/engine.h"
 #include "evidence/log_reader.h"
 #include "load/bench_session.h"
@@ -32,27 +34,11 @@ namespace {
 
 // "30" and "30s" are seconds; also "500ms", "2m", "1h".
 Result<double> parse_duration(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (...) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  double scale = 0;
-  if (unit.empty() || unit == "s")
-    scale = 1;
-  else if (unit == "ms")
-    scale = 1e-3;
-  else if (unit == "m" || unit == "min")
-    scale = 60;
-  else if (unit == "h")
-    scale = 3600;
-  if (used == 0 || scale == 0 || !(v > 0) || std::isinf(v))
+  const auto v = parse_duration_seconds(text);
+  if (!v || !(*v > 0) || std::isinf(*v))
     return fail(
         fmt::format("{} {}: give a positive duration like 30s, 500ms, 2m or 1h", option, text));
-  return v * scale;
+  return *v;
 }
 
 bool stderr_is_terminal() {
@@ -108,23 +94,12 @@ Result<BenchExpectation> expectation_from_plan(const ScenarioOptions& options) {
   return BenchExpectation{"the plan", plan->output("max_running_requests").as_number()};
 }
 
-Result<nlohmann::json> read_bench_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail(fmt::format("bench --compare {}: cannot read the file", path));
-  auto doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded())
-    return fail(
-        fmt::format("bench --compare {}: not valid JSON; give a bench --json result", path));
-  return doc;
-}
-
 ExitStatus run_compare(const std::vector<std::string>& files, const CompareOptions& options,
                        const std::string& json_path, const std::string& markdown_path) {
-  auto a = read_bench_json(files[0]);
+  auto a = read_json_file(files[0], "bench --compare");
   if (!a)
     return usage_error(a.message());
-  auto b = read_bench_json(files[1]);
+  auto b = read_json_file(files[1], "bench --compare");
   if (!b)
     return usage_error(b.message());
   auto c = compare_runs(*a, *b, files[0], files[1], options);

@@ -13,11 +13,11 @@
 #include "cli/launcher_cli.h"
 #include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
+#include "core/duration.h"
 #include "core/text.h"
 #include "engines/twin_profile.h"
 #include "lab/bisect_report.h"
 #include "lab/bisector.h"
-#include "lab/duration.h"
 #include "lab/load_bench_probe.h"
 
 namespace servescope {

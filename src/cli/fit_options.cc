@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "catalog/gpu_catalog.h"
+#include "core/duration.h"
 #include "core/text.h"
 #include "diagnose/scenario_builder.h"
-#include "lab/duration.h"
 
 namespace servescope {
 
@@ -386,10 +386,12 @@ Result<FitRequest> build_fit_request(const FitOptions& o,
     if (Status st = apply_vary(vary, *r.engine, *knobs, s); !st)
       return st.error();
   }
-  if (s.vary_data_parallel && r.base.command.has("--enable-dp-attention")) {
-    return fail(
-        "fit --vary dp: with --enable-dp-attention SGLang's DP ranks live inside the TP group "
-        "rather than as replicas; fit varies whole replicas only (leave out --vary dp)");
+  if (s.vary_data_parallel && !knobs->data_parallel_inside_tp.empty() &&
+      r.base.command.has(knobs->data_parallel_inside_tp)) {
+    return fail(fmt::format(
+        "fit --vary dp: with {} the engine's DP ranks live inside the TP group rather than as "
+        "replicas; fit varies whole replicas only (leave out --vary dp)",
+        knobs->data_parallel_inside_tp));
   }
   for (const std::string& p : o.price) {
     const auto eq = p.find('=');

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/duration.h"
 #include "core/file.h"
 #include "core/text.h"
-#include "lab/duration.h"
 #include "lab/k8s_host.h"
 #include "lab/posix_process_host.h"
 #include "lab/slurm_host.h"

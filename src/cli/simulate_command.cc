@@ -52,7 +52,10 @@ ExitStatus run_simulate(const CommandArgs& args) {
     return *exit;
   // --calibrate-from takes a log (the memory figures) or a bench --json run (the timing).
   std::string timing_run;
-  if (!options.calibrate_from.empty() && is_bench_result(options.calibrate_from)) {
+  std::optional<nlohmann::json> run_doc;
+  if (!options.calibrate_from.empty())
+    run_doc = bench_result_in(options.calibrate_from);
+  if (run_doc) {
     timing_run = options.calibrate_from;
     options.calibrate_from.clear();
   }
@@ -99,8 +102,7 @@ ExitStatus run_simulate(const CommandArgs& args) {
   if (!shape)
     return usage_error(shape.message());
   if (!timing_run.empty()) {
-    std::ifstream in(timing_run, std::ios::binary);
-    auto measured = measured_points(nlohmann::json::parse(in, nullptr, false));
+    auto measured = measured_points(*run_doc);
     if (!measured)
       return usage_error(fmt::format("--calibrate-from {}: {}", timing_run, measured.message()));
     auto fitted = calibrate_cost_model(s.built.scenario, *shape, eff, *measured);

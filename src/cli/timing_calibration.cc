@@ -3,28 +3,28 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 
+#include "core/json_read.h"
 #include "twin/calibration.h"
 
 namespace servescope {
 
-bool is_bench_result(const std::string& path) {
+std::optional<nlohmann::json> bench_result_in(const std::string& path) {
+  // A log (memory calibration) may be gigabytes: only a file that opens a JSON object is read.
   std::ifstream in(path, std::ios::binary);
-  if (!in || in.peek() != '{')
-    return false;
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  return !doc.is_discarded() && doc.is_object() && doc.contains("points");
+  if (!in || (in >> std::ws).peek() != '{')
+    return std::nullopt;
+  auto doc = read_json_file(path, "--calibrate-from");
+  if (!doc || !doc->is_object() || !doc->contains("points"))
+    return std::nullopt;
+  return std::move(*doc);
 }
 
 Result<std::vector<std::string>> read_saved_calibration(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail(fmt::format("--calibration {}: cannot read the file", path));
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded())
-    return fail(fmt::format("--calibration {}: not valid JSON", path));
-  auto items = efficiency_items_from(doc);
+  auto doc = read_json_file(path, "--calibration");
+  if (!doc)
+    return doc.error();
+  auto items = efficiency_items_from(*doc);
   if (!items)
     return fail(fmt::format("--calibration {}: {}", path, items.message()));
   return items;

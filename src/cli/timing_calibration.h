@@ -2,6 +2,7 @@
 // fits the cost model's factors (twin/calibration.h); a saved calibration supplies them.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,8 +12,9 @@
 
 namespace servescope {
 
-/// Whether a --calibrate-from file is a bench --json result (timing) rather than a log (memory).
-bool is_bench_result(const std::string& path);
+/// The --calibrate-from file as a bench --json result (timing), or nullopt when it is something
+/// else (a log: memory).
+std::optional<nlohmann::json> bench_result_in(const std::string& path);
 
 /// The --efficiency items of a saved calibration file (simulate --save-calibration).
 Result<std::vector<std::string>> read_saved_calibration(const std::string& path);

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/file.h"
+
 namespace servescope {
 
 /// j[key] when j is an object holding a number there, else `fallback`.
@@ -50,6 +52,17 @@ inline std::string json_str(const nlohmann::json& j, const char* key) {
   if (it == j.end() || it->is_null())
     return "";
   return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+/// A JSON file users hand over; the error names the option, the path and what is wrong.
+inline Result<nlohmann::json> read_json_file(const std::string& path, const std::string& option) {
+  auto text = read_file(path);
+  if (!text)
+    return fail(option + " " + text.message());
+  auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (doc.is_discarded())
+    return fail(option + " " + path + ": not valid JSON");
+  return doc;
 }
 
 }  // namespace servescope

@@ -30,7 +30,6 @@ struct Evaluation {
   Scenario scenario;
   bool planned = false;
   bool starts = false;
-  std::string error;
   FitFigures figures;
   bool meets = false;
   double ratio = 0;
@@ -226,8 +225,7 @@ class FitSearch {
     ++plans_;
     auto plan = engine_.plan(s);
     if (!plan) {
-      e.error = plan.message();
-      e.why_not = e.error;
+      e.why_not = plan.message();  // the engine refuses the command outright
     } else {
       e.planned = true;
       e.starts = plan->starts;

@@ -62,12 +62,10 @@ std::vector<FlagOption> flag_options(const FitSpace& space, const FitKnobs& knob
   }
   // The command's own capacity flags, each back to the engine's default.
   if (space.vary_typed_flags) {
-    const std::vector<std::string> fit_sets = {knobs.tensor_parallel, knobs.pipeline_parallel,
-                                               knobs.nodes,           knobs.node_rank,
-                                               knobs.memory_fraction, knobs.context,
-                                               knobs.request_limit,   knobs.kv_cache_dtype,
-                                               knobs.model_flag,      "--model",
-                                               "--model-path"};
+    const std::vector<std::string> fit_sets = {
+        knobs.tensor_parallel, knobs.pipeline_parallel, knobs.data_parallel, knobs.nodes,
+        knobs.node_rank,       knobs.memory_fraction,   knobs.context,       knobs.request_limit,
+        knobs.kv_cache_dtype,  knobs.model_canonical};
     std::size_t taken = 0;
     for (const FlagSetting& f : base.command.flags) {
       const bool fit_owned = std::find(fit_sets.begin(), fit_sets.end(), f.name) != fit_sets.end();

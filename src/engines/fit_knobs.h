@@ -9,16 +9,20 @@
 namespace servescope {
 
 struct FitKnobs {
-  std::string tensor_parallel;       // "--tensor-parallel-size" / "--tp-size" (canonical)
-  std::string pipeline_parallel;     // "--pipeline-parallel-size" / "--pp-size"
-  std::string data_parallel;         // "--data-parallel-size" / "--dp-size": whole replicas
-  std::string nodes;                 // "--nnodes"
-  std::string node_rank;             // "--node-rank"
-  std::string memory_fraction;       // "--gpu-memory-utilization" / "--mem-fraction-static"
-  std::string context;               // "--max-model-len" / "--context-length"
-  std::string request_limit;         // "--max-num-seqs" / "--max-running-requests"
-  std::string kv_cache_dtype;        // "--kv-cache-dtype"
-  std::string fp8_kv_cache;          // the value that stores the KV cache in FP8
+  std::string tensor_parallel;    // "--tensor-parallel-size" / "--tp-size" (canonical)
+  std::string pipeline_parallel;  // "--pipeline-parallel-size" / "--pp-size"
+  std::string data_parallel;      // "--data-parallel-size" / "--dp-size": whole replicas
+  std::string nodes;              // "--nnodes"
+  std::string node_rank;          // "--node-rank"
+  std::string memory_fraction;    // "--gpu-memory-utilization" / "--mem-fraction-static"
+  std::string context;            // "--max-model-len" / "--context-length"
+  std::string request_limit;      // "--max-num-seqs" / "--max-running-requests"
+  std::string kv_cache_dtype;     // "--kv-cache-dtype"
+  std::string fp8_kv_cache;       // the value that stores the KV cache in FP8
+  std::string model_canonical;    // the canonical flag the model path is parsed as
+  // A flag under which the engine's data-parallel ranks live inside the TP group rather than
+  // as replicas (SGLang's DP attention): fit does not vary replicas then.
+  std::string data_parallel_inside_tp;
   std::string model_flag;            // "" where the model is positional ("vllm serve MODEL")
   std::string kv_tokens_output;      // plan output holding the KV cache's token capacity
   std::string request_limit_output;  // plan output holding the running-request limit

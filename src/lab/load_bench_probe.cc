@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "core/text.h"
-#include "lab/duration.h"
+#include "core/duration.h"
 #include "load/bench_session.h"
 #include "report/bench_export.h"
 

@@ -2,28 +2,23 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 
+#include "core/duration.h"
 #include "core/text.h"
 
 namespace servescope {
 namespace {
 
+// A duration with its unit: a bare number is refused, as "500" could mean ms or s.
 Result<double> parse_ms(std::string_view text, std::string_view item) {
-  double scale = 0;
-  std::string_view number = text;
-  if (text.size() > 2 && text.substr(text.size() - 2) == "ms") {
-    scale = 1;
-    number = text.substr(0, text.size() - 2);
-  } else if (text.size() > 1 && text.back() == 's') {
-    scale = 1000;
-    number = text.substr(0, text.size() - 1);
-  }
-  auto v = parse_double(number);
-  if (scale == 0 || !v || !(*v > 0) || !std::isfinite(*v))
+  const bool has_unit = !text.empty() && std::isalpha(static_cast<unsigned char>(text.back()));
+  const auto seconds = has_unit ? parse_duration_seconds(text) : std::nullopt;
+  if (!seconds || !(*seconds > 0))
     return fail(
         fmt::format("--slo {}: give a positive duration with its unit, e.g. 500ms or 2s", item));
-  return *v * scale;
+  return *seconds * 1000;
 }
 
 const LatencySummary& summary_of(const BenchPoint& p, const std::string& metric) {

@@ -44,13 +44,8 @@ std::string margin(const json& c) {
              : "";
 }
 
-// The KV token capacity figure under the engine's own name.
 double kv_tokens(const json& c) {
-  for (const char* key : {"gpu_kv_cache_size_tokens", "max_total_num_tokens"}) {
-    if (c.is_object() && c.contains(key) && c[key].is_number())
-      return c[key].get<double>();
-  }
-  return NAN;
+  return json_num(c, "kv_tokens", NAN);
 }
 
 }  // namespace

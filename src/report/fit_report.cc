@@ -4,20 +4,10 @@
 
 #include <cmath>
 
+#include "report/report_document.h"
+
 namespace servescope {
 namespace {
-
-std::string thousands(double v) {
-  std::string digits = fmt::format("{:.0f}", v);
-  std::string out;
-  const int n = static_cast<int>(digits.size());
-  for (int i = 0; i < n; ++i) {
-    out += digits[i];
-    if ((n - i - 1) % 3 == 0 && i != n - 1 && digits[i] != '-')
-      out += ',';
-  }
-  return out;
-}
 
 std::string approx(const FitFigures& f) {
   return f.estimated ? "~" : "";
@@ -74,10 +64,11 @@ std::string render_fit_text(const FitResult& r, const FitKnobs& knobs, const std
     if (r.cost_unit != "GPUs")
       out += fmt::format("  ${:.2f}/h", c.cost);
     out += std::isfinite(c.ratio) ? fmt::format("  margin {}\n", margin_text(c.ratio)) : "\n";
-    out += fmt::format("      {} {}{}", knobs.kv_tokens_output, approx(f), thousands(f.kv_tokens));
+    out += fmt::format("      {} {}{}", knobs.kv_tokens_output, approx(f),
+                       number_text(f.kv_tokens, 0));
     if (f.request_limit > 0)
       out += fmt::format(" · {} {}{}", knobs.request_limit_output, approx(f),
-                         thousands(f.request_limit));
+                         number_text(f.request_limit, 0));
     if (per_context)
       out += fmt::format(" · {:.2f} requests of {:.0f} tokens", f.kv_requests, f.at_context);
     out += fmt::format(" · {} {:.3g}\n", knobs.fraction_output, f.fraction);
@@ -144,6 +135,7 @@ nlohmann::json fit_to_json(const FitResult& r, const FitKnobs& knobs, const std:
                         {"cost", c.cost},
                         {"estimated", f.estimated},
                         {knobs.kv_tokens_output, f.kv_tokens},
+                        {"kv_tokens", f.kv_tokens},  // the same under one name for every engine
                         {knobs.context_output, f.context},
                         {knobs.fraction_output, f.fraction},
                         {"request_tokens", f.at_context},

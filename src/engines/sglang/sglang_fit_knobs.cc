@@ -17,6 +17,8 @@ const FitKnobs* SglangEngine::fit_knobs() const {
     k.kv_cache_dtype = "--kv-cache-dtype";
     k.fp8_kv_cache = "fp8_e4m3";
     k.model_flag = "--model-path";
+    k.model_canonical = "--model-path";
+    k.data_parallel_inside_tp = "--enable-dp-attention";
     k.kv_tokens_output = "max_total_num_tokens";
     k.request_limit_output = "max_running_requests";
     k.context_output = "context_len";

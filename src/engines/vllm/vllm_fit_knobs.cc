@@ -17,6 +17,7 @@ const FitKnobs* VllmEngine::fit_knobs() const {
     k.kv_cache_dtype = "--kv-cache-dtype";
     k.fp8_kv_cache = "fp8";
     k.model_flag = "";
+    k.model_canonical = "--model";
     k.kv_tokens_output = "gpu_kv_cache_size_tokens";
     k.request_limit_output = "max_num_seqs";
     k.context_output = "max_model_len";

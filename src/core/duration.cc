@@ -1,4 +1,4 @@
-#include "lab/duration.h"
+#include "core/duration.h"
 
 #include <cmath>
 
