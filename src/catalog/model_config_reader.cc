@@ -115,6 +115,7 @@ class ConfigReader {
   void read_lfm2_feed_forward(const json& text);
   Status read_context_length(const json& text);
   void read_vision();
+  void read_audio();
 
   const json& root_;
   std::string source_;
@@ -204,6 +205,7 @@ Result<ModelShape> ConfigReader::read() {
   if (!st)
     return st.error();
   read_vision();
+  read_audio();
   if (!missing_.empty())
     return error(fmt::format("field '{}' is missing or invalid", missing_));
   return shape_;
@@ -640,6 +642,36 @@ void ConfigReader::read_vision() {
   v.image_size = number("image_size");
   if (auto ds = vc->find("deepstack_visual_indexes"); ds != vc->end() && ds->is_array())
     v.deepstack_layers = static_cast<int>(ds->size());
+}
+
+// A Whisper-style audio_config (data/audio-encoders.tsv names the encoder model_types and how
+// each differs); others leave the audio encoder uncounted, as before.
+void ConfigReader::read_audio() {
+  auto ac = root_.find("audio_config");
+  if (ac == root_.end() || !ac->is_object())
+    return;
+  const std::string type = ac->value("model_type", std::string());
+  const auto spec = audio_encoder_spec(type);
+  if (!spec)
+    return;
+  auto number = [&](std::initializer_list<std::string_view> keys) {
+    for (std::string_view key : keys) {
+      auto it = ac->find(key);
+      if (it != ac->end() && it->is_number_integer() && it->get<std::int64_t>() > 0 &&
+          it->get<std::int64_t>() <= (1 << 20))
+        return static_cast<int>(it->get<std::int64_t>());
+    }
+    return 0;
+  };
+  AudioDims& a = shape_.audio;
+  a.hidden_size = number({"d_model", "hidden_size"});
+  a.num_layers = number({"encoder_layers", "num_hidden_layers"});
+  a.intermediate_size = number({"encoder_ffn_dim", "intermediate_size"});
+  a.num_mel_bins = number({"num_mel_bins"});
+  a.max_source_positions = spec->learned_positions ? number({"max_source_positions"}) : 0;
+  a.key_bias = spec->key_bias;
+  a.projector = spec->projector;
+  a.present = a.hidden_size > 0 && a.num_layers > 0 && a.intermediate_size > 0;
 }
 
 }  // namespace

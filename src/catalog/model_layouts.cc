@@ -116,6 +116,22 @@ std::optional<LayoutFamily> layout_family(std::string_view architecture,
   return row == nullptr ? std::nullopt : std::optional<LayoutFamily>(row->family);
 }
 
+std::optional<AudioEncoderSpec> audio_encoder_spec(std::string_view encoder_model_type) {
+  for (const auto& cols : embedded_tsv("audio-encoders.tsv")) {
+    if (cols.size() >= 4 && cols[0] == encoder_model_type)
+      return AudioEncoderSpec{cols[1] == "learned", cols[2] == "yes", std::string(cols[3])};
+  }
+  return std::nullopt;
+}
+
+std::string engine_model_type(std::string_view architecture) {
+  for (const auto& cols : embedded_tsv("layer-kinds.tsv")) {
+    if (cols.size() >= 3 && cols[0] == architecture)
+      return std::string(cols[1]);
+  }
+  return {};
+}
+
 std::string engine_layer_kinds(std::string_view architecture) {
   for (const auto& cols : embedded_tsv("layer-kinds.tsv")) {
     if (cols.size() >= 3 && cols[0] == architecture)

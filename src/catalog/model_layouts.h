@@ -21,8 +21,8 @@ struct LayoutRow {
   std::vector<std::string> checked;  // engines whose own code the row was held against
   // What sets the family's usual shape apart, each a word of the traits column: plain-mlp (up →
   // act → down, no gate), qkv-bias, all-bias (every linear and norm has a bias),
-  // learned-positions (an absolute position table; positions+2: two more rows, OPT), ffn-4x (a missing intermediate size is 4 ×
-  // hidden), multi-query (multi_query: true means one KV head).
+  // learned-positions (an absolute position table; positions+2: two more rows, OPT), ffn-4x (a
+  // missing intermediate size is 4 × hidden), multi-query (multi_query: true means one KV head).
   std::vector<std::string> traits;
   bool has(std::string_view trait) const;
 };
@@ -51,6 +51,20 @@ std::string_view family_name(LayoutFamily family);
 /// The cache layers vLLM's own model code builds for an architecture ("28 mamba + 4 full"), from
 /// data/layer-kinds.tsv; "" when it was not built.
 std::string engine_layer_kinds(std::string_view architecture);
+
+/// The model_type the checkpoints of an architecture carry as vLLM's own config registry or
+/// model module names it (data/layer-kinds.tsv); "" where only a stand-in config was built.
+std::string engine_model_type(std::string_view architecture);
+
+/// How a Whisper-style audio encoder differs from Whisper's (data/audio-encoders.tsv).
+struct AudioEncoderSpec {
+  bool learned_positions = true;
+  bool key_bias = false;
+  std::string projector;  // "linear", "mlp" or "none"
+};
+
+/// The spec of an audio_config.model_type, if data/audio-encoders.tsv lists it.
+std::optional<AudioEncoderSpec> audio_encoder_spec(std::string_view encoder_model_type);
 
 /// One line for a config no row covers: the architecture, what the engine builds it with, and
 /// the nearest modelled family.

@@ -96,6 +96,19 @@ struct VisionDims {
   int image_size = 0;        // GLM-4V: its position embeddings cover (image/patch)^2 patches
 };
 
+/// A Whisper-style audio encoder (audio_config of Qwen2-Audio, AudioFlamingo3, GLM-ASR): two
+/// 1-D convolutions over mel bins, a stack of pre-norm transformer layers, a final norm.
+struct AudioDims {
+  bool present = false;
+  int hidden_size = 0;        // d_model | hidden_size
+  int num_layers = 0;         // encoder_layers | num_hidden_layers
+  int intermediate_size = 0;  // encoder_ffn_dim | intermediate_size
+  int num_mel_bins = 0;
+  int max_source_positions = 0;  // a learned position table's rows; 0: rotary (GLM-ASR)
+  bool key_bias = false;         // the key projection has a bias (GLM-ASR; Whisper's has none)
+  std::string projector;         // "linear", "mlp" or "none" (data/audio-encoders.tsv)
+};
+
 struct ModelShape {
   std::string source;        // where the config came from (catalog id or path)
   std::string origin;        // how it was found, for the output ("Hugging Face cache …")
@@ -149,6 +162,7 @@ struct ModelShape {
   // full attention, and each layer keeps a recurrent state as well.
   bool parallel_recurrent = false;
   VisionDims vision;
+  AudioDims audio;
   int mtp_layers = 0;  // num_nextn_predict_layers / mtp_num_hidden_layers
 
   std::string dtype = "bfloat16";  // torch_dtype / dtype

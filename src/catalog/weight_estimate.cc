@@ -202,6 +202,23 @@ void add_ffn_layer(Accumulator& acc, const ModelShape& s, int layer) {
   acc.plain("router", h * m->num_experts, 1);
 }
 
+// A Whisper-style audio tower and its projector (vLLM models/qwen2_audio.py and
+// audioflamingo3.py build WhisperEncoder-shaped towers): conv1 (mel bins → d, kernel 3), conv2
+// (d → d, kernel 3), a learned position table, per layer biased q/v/o (k biased only where the
+// table says), a biased d → f → d MLP and two LayerNorms, then a final LayerNorm.
+double audio_encoder_params(const AudioDims& a, double text_hidden) {
+  const double d = a.hidden_size, f = a.intermediate_size;
+  double n = a.num_mel_bins * d * 3 + d + d * d * 3 + d;
+  n += static_cast<double>(a.max_source_positions) * d;
+  const double layer = 4 * d * d + (a.key_bias ? 4 : 3) * d + 2 * d * f + f + d + 4 * d;
+  n += a.num_layers * layer + 2 * d;
+  if (a.projector == "linear")
+    n += d * text_hidden + text_hidden;
+  else if (a.projector == "mlp")
+    n += d * text_hidden + text_hidden + text_hidden * text_hidden + text_hidden;
+  return n;
+}
+
 }  // namespace
 
 WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout) {
@@ -256,6 +273,8 @@ WeightEstimate estimate_weights(const ModelShape& s, const WeightLayout& layout)
       acc.plain("vision encoder", blocks * (4 * vh * vh + 2 * vh * vi), tp);
     }
   }
+  if (s.audio.present && layout.include_vision)
+    acc.plain("audio encoder", audio_encoder_params(s.audio, h), 1);
   WeightEstimate out = acc.take();
   if (s.mtp_layers > 0) {
     // Each MTP/NextN layer is one decoder layer plus a 2h x h projection.

@@ -186,6 +186,20 @@ std::string unregistered_architecture(std::string_view engine, std::string_view 
       architecture, engine, release, listed);
 }
 
+std::string layout_gap_note(std::string_view engine, std::string_view architecture) {
+  std::vector<std::string> causes;
+  for (const LayoutGap& g : layout_gaps()) {
+    if (g.architecture == architecture && (g.engine == "*" || g.engine == engine))
+      causes.push_back(g.cause);
+  }
+  if (causes.empty())
+    return {};
+  return fmt::format(
+      "servescope's layout of {} does not agree with {}'s own model code everywhere "
+      "(data/model-layout-gaps.tsv): {}",
+      architecture, engine, fmt::join(causes, "; "));
+}
+
 std::string_view coverage_status_name(CoverageStatus status) {
   switch (status) {
     case CoverageStatus::kModelled:
@@ -214,6 +228,11 @@ std::string transformers_model_type(std::string_view architecture) {
   return {};
 }
 
+std::string registered_model_type(std::string_view architecture) {
+  std::string type = transformers_model_type(architecture);
+  return type.empty() ? engine_model_type(architecture) : type;
+}
+
 std::vector<ArchitectureCoverage> architecture_coverage(const ArchitectureRegistry& registry) {
   std::vector<ArchitectureCoverage> out;
   for (const RegisteredArchitecture& a : registry.architectures) {
@@ -221,12 +240,12 @@ std::vector<ArchitectureCoverage> architecture_coverage(const ArchitectureRegist
       continue;
     ArchitectureCoverage c;
     c.registered = a;
-    c.model_type = transformers_model_type(a.architecture);
+    c.model_type = registered_model_type(a.architecture);
     const LayoutRow* row = layout_row(a.architecture, c.model_type);
     if (row == nullptr) {
       c.reason = c.model_type.empty()
-                     ? "its config comes with the model's own code (no transformers model_type) "
-                       "and no layout row names the architecture"
+                     ? "its config comes with the model's own code (no model_type in transformers "
+                       "or the engine's config registry) and no layout row names the architecture"
                      : fmt::format("model_type '{}' has no layout row", c.model_type);
       if (const std::string kinds = engine_layer_kinds(a.architecture); !kinds.empty())
         c.reason += fmt::format(" (vLLM builds it with {} layers)", kinds);

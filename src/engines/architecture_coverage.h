@@ -59,7 +59,15 @@ std::vector<ArchitectureCoverage> architecture_coverage(const ArchitectureRegist
 std::string unregistered_architecture(std::string_view engine, std::string_view release,
                                       std::string_view architecture);
 
+/// One line naming the figures where servescope's layout of `architecture` is known to disagree
+/// with `engine`'s own model code (data/model-layout-gaps.tsv), or "" where none is named.
+std::string layout_gap_note(std::string_view engine, std::string_view architecture);
+
 /// The model_type transformers gives an architecture (data/architecture-model-types.tsv).
 std::string transformers_model_type(std::string_view architecture);
+
+/// transformers' model_type for an architecture, else the one vLLM's own config registry or
+/// model module gives its checkpoints (engine_model_type); "" when neither knows one.
+std::string registered_model_type(std::string_view architecture);
 
 }  // namespace servescope

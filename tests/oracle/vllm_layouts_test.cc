@@ -317,9 +317,10 @@ TEST(VllmLayouts, EveryModelledArchitectureAgreesWithTheEnginesOwnModelCode) {
       const bool variant = record.contains("variant");
       built += variant ? 0 : 1;
       const std::string arch = record["architecture"].get<std::string>();
-      // Modelled as `models --coverage` says: by the architecture's row, or transformers' own
-      // model_type for it (a stand-in config of another type does not make it modelled).
-      if (!layout_family(arch, transformers_model_type(arch)))
+      // Modelled as `models --coverage` says: by the architecture's row, or the model_type
+      // transformers or vLLM's config registry gives it (a stand-in config of another type does
+      // not make it modelled).
+      if (!layout_family(arch, registered_model_type(arch)))
         continue;
       modelled += variant ? 0 : 1;
       variants += variant ? 1 : 0;
@@ -330,6 +331,32 @@ TEST(VllmLayouts, EveryModelledArchitectureAgreesWithTheEnginesOwnModelCode) {
     cmp.print(file.release, built, modelled, variants);
   }
   cmp.report_failures();
+}
+
+// A config whose architecture has a named gap plans with a warning that names it, so a user sees
+// that its weights (here: the uncounted vision tower) are not the engine's.
+TEST(VllmLayouts, APlanOfAnArchitectureWithANamedGapSaysSo) {
+  const auto files = read_layout_files();
+  ASSERT_FALSE(files.empty());
+  const fs::path dir = fs::temp_directory_path() / "servescope-layout-gap-test";
+  fs::create_directories(dir);
+  int planned = 0;
+  for (const json& record : files.front().records) {
+    const std::string arch = record.value("architecture", "");
+    if (record.contains("error") || record.contains("variant") ||
+        layout_gap_note("vllm", arch).empty())
+      continue;
+    auto plan = plan_config(files.front().release, record, 1, dir);
+    if (!plan)
+      continue;  // a gap in the plan itself (KimiVL's default config)
+    ++planned;
+    bool named = false;
+    for (const Finding& f : plan->findings)
+      named = named || (f.code == "layout-gap" && f.message.find(arch) != std::string::npos);
+    EXPECT_TRUE(named) << arch << ": no layout-gap finding";
+  }
+  fs::remove_all(dir);
+  EXPECT_GT(planned, 5);
 }
 
 }  // namespace

@@ -152,6 +152,8 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
     ctx.finding(Severity::kWarning, "architecture-not-registered", {}, unregistered, "registry",
                 "sglang/srt/models/registry.py::_ModelRegistry._raise_for_unsupported");
   }
+  if (const std::string gap = layout_gap_note("sglang", scenario.model.architecture); !gap.empty())
+    ctx.finding(Severity::kWarning, "layout-gap", {}, gap, "layouts", "data/model-layout-gaps.tsv");
   report_flags(ctx, notes);
   // Sizing stops where SGLang raises: later rules would describe pools that never exist.
   resolve_mem_fraction(ctx);

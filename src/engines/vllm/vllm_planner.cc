@@ -147,6 +147,8 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
     ctx.finding(Severity::kWarning, "architecture-not-registered", {}, unregistered, "registry",
                 "vllm/model_executor/models/registry.py::_ModelRegistry._raise_for_unsupported");
   }
+  if (const std::string gap = layout_gap_note("vllm", scenario.model.architecture); !gap.empty())
+    ctx.finding(Severity::kWarning, "layout-gap", {}, gap, "layouts", "data/model-layout-gaps.tsv");
   report_flags(ctx, notes);
   if (Status st = resolve_engine_config(ctx); !st)
     return st.error();
