@@ -609,14 +609,24 @@ void ConfigReader::read_vision() {
   if (vc == root_.end() || !vc->is_object())
     return;
   shape_.vision.present = true;
-  if (auto it = vc->find("num_hidden_layers"); it != vc->end() && it->is_number_integer()) {
-    shape_.vision.num_hidden_layers = it->get<int>();
-  }
-  shape_.vision.depth = vc->value("depth", shape_.vision.num_hidden_layers.value_or(0));
-  if (auto it = vc->find("hidden_size"); it != vc->end() && it->is_number_integer()) {
-    shape_.vision.hidden_size = it->get<int>();
-  }
-  shape_.vision.intermediate_size = vc->value("intermediate_size", 0);
+  // A field the file leaves out has its vision config class's default (save_pretrained writes
+  // only what differs from it: data/vision-config-defaults.tsv).
+  const std::string vision_type = vc->value("model_type", std::string());
+  auto field = [&](std::string_view key) -> std::optional<std::int64_t> {
+    auto it = vc->find(key);
+    if (it != vc->end() && it->is_number_integer())
+      return it->get<std::int64_t>();
+    if (it == vc->end() || it->is_null())
+      return vision_config_default(vision_type, key);
+    return std::nullopt;
+  };
+  if (auto n = field("num_hidden_layers"))
+    shape_.vision.num_hidden_layers = static_cast<int>(*n);
+  shape_.vision.depth =
+      static_cast<int>(field("depth").value_or(shape_.vision.num_hidden_layers.value_or(0)));
+  if (auto n = field("hidden_size"))
+    shape_.vision.hidden_size = static_cast<int>(*n);
+  shape_.vision.intermediate_size = static_cast<int>(field("intermediate_size").value_or(0));
   VisionDims& v = shape_.vision;
   // The encoder is the model family's (vision_config.model_type varies: "qwen2_vl_vision" in
   // transformers 5, absent in older checkpoints).
@@ -624,11 +634,8 @@ void ConfigReader::read_vision() {
   // Integers in [0, 2^20]; anything else (a float, a negative, a damaged value) counts as absent
   // and leaves the encoder to the plain estimate.
   auto number = [&](std::string_view key) {
-    auto it = vc->find(key);
-    if (it == vc->end() || !it->is_number_integer())
-      return 0;
-    const auto n = it->get<std::int64_t>();
-    return n >= 0 && n <= (1 << 20) ? static_cast<int>(n) : 0;
+    const auto n = field(key);
+    return n && *n >= 0 && *n <= (1 << 20) ? static_cast<int>(*n) : 0;
   };
   v.embed_dim = number("embed_dim");
   v.mlp_ratio = number("mlp_ratio");

@@ -481,3 +481,51 @@ TEST(ModelConfig, FalconsMultiQueryKeepsOneKvHead) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+// A vision_config that leaves fields out (save_pretrained writes only what differs from the class
+// defaults) reads them from transformers' vision config class: gemma4_vision's 768 wide, 16 deep;
+// a field the file states wins.
+TEST(ModelConfig, AVisionConfigsLeftOutFieldsAreItsClassDefaults) {
+  const char* config = R"({"architectures": ["Gemma4ForConditionalGeneration"],
+    "model_type": "gemma4", "vision_config": {"model_type": "gemma4_vision", "patch_size": 14},
+    "text_config": {"model_type": "gemma4_text", "hidden_size": 1024, "num_hidden_layers": 4,
+      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
+      "intermediate_size": 4096, "vocab_size": 1000, "sliding_window": 512,
+      "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+                      "full_attention"]}})";
+  auto shape = read_model_config(config, "gemma4.json");
+  ASSERT_TRUE(shape) << shape.message();
+  EXPECT_EQ(shape->vision.hidden_size.value_or(0), 768);
+  EXPECT_EQ(shape->vision.depth, 16);
+  EXPECT_EQ(shape->vision.intermediate_size, 3072);
+  EXPECT_EQ(shape->vision.patch_size, 14);  // stated: not the class's 16
+}
+
+// A Whisper-style audio_config (data/audio-encoders.tsv) is read for the encoder's weights; an
+// encoder type the table does not name is left uncounted, not guessed.
+TEST(ModelConfig, AWhisperStyleAudioEncoderIsReadAndAnUnknownOneIsNot) {
+  std::string config = R"({"architectures": ["Qwen2AudioForConditionalGeneration"],
+    "model_type": "qwen2_audio", "audio_config": {"model_type": "qwen2_audio_encoder",
+      "d_model": 1280, "encoder_layers": 32, "encoder_ffn_dim": 5120, "num_mel_bins": 128,
+      "max_source_positions": 1500},
+    "text_config": {"model_type": "qwen2", "hidden_size": 4096, "num_hidden_layers": 2,
+      "num_attention_heads": 32, "num_key_value_heads": 32, "intermediate_size": 11008,
+      "vocab_size": 1000}})";
+  auto shape = read_model_config(config, "qwen2-audio.json");
+  ASSERT_TRUE(shape) << shape.message();
+  EXPECT_TRUE(shape->audio.present);
+  EXPECT_EQ(shape->audio.num_layers, 32);
+  EXPECT_EQ(shape->audio.max_source_positions, 1500);
+  EXPECT_EQ(shape->audio.projector, "linear");
+  const std::string unknown = "qwen2_audio_encoder\"";
+  config.replace(config.find(unknown), unknown.size(), "some_conformer\"");
+  shape = read_model_config(config, "other-audio.json");
+  ASSERT_TRUE(shape) << shape.message();
+  EXPECT_FALSE(shape->audio.present);
+}
+
+}  // namespace
+}  // namespace servescope

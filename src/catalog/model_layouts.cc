@@ -82,6 +82,19 @@ std::string_view config_key_alias(std::string_view model_type, std::string_view 
   return it == table->end() ? std::string_view() : std::string_view(it->second);
 }
 
+std::optional<int> vision_config_default(std::string_view vision_model_type, std::string_view key) {
+  static const auto* table = [] {
+    auto* out = new std::map<std::pair<std::string, std::string>, int, std::less<>>();
+    for (const auto& cols : embedded_tsv("vision-config-defaults.tsv")) {
+      if (cols.size() >= 3 && cols[0] != "model_type")
+        (*out)[{std::string(cols[0]), std::string(cols[1])}] = std::stoi(std::string(cols[2]));
+    }
+    return out;
+  }();
+  auto it = table->find({std::string(vision_model_type), std::string(key)});
+  return it == table->end() ? std::nullopt : std::optional<int>(it->second);
+}
+
 bool ties_embeddings_by_default(std::string_view model_type) {
   static const auto* tied = [] {
     auto* out = new std::set<std::string, std::less<>>();

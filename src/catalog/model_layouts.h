@@ -31,6 +31,10 @@ struct LayoutRow {
 /// from transformers' attribute_map: gpt2's n_embd for hidden_size), or "".
 std::string_view config_key_alias(std::string_view model_type, std::string_view key);
 
+/// The default transformers' vision config class of `vision_model_type` gives `key` when a
+/// config.json leaves it out (data/vision-config-defaults.tsv), if it has one.
+std::optional<int> vision_config_default(std::string_view vision_model_type, std::string_view key);
+
 /// Whether a model_type's config class ties the LM head to the embeddings when config.json does
 /// not say (data/config-defaults.tsv, from transformers' default-constructed config classes).
 bool ties_embeddings_by_default(std::string_view model_type);
