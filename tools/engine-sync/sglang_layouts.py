@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""SGLang layouts: what an SGLang release's own KV pool arithmetic makes of every architecture
+vLLM's model code was built from (tests/oracle/layouts/vllm-VLLM.jsonl, vllm_layouts.py), on this
+CPU-only machine.
+
+usage: sglang_layouts.py VERSION [--vllm-layouts VLLM_RELEASE] [--jobs 2] [--budget-gib 20]
+Output: tests/oracle/layouts/sglang-VERSION.jsonl (a header line, then one line per case).
+
+For each config of that file (its first config and its variants) whose architecture the SGLang
+release's model registry lists (data/sglang/architectures.tsv), two cases, tp 1 and tp 2, on a
+faked H100 SXM: `--model-path layouts/ARCH[--VARIANT] --tp-size N` resolved by the release's own
+ServerArgs and its KVCacheConfigurator driven with a fixed byte budget per GPU in place of the
+measured free memory, exactly as oracle.py's pool cases are (oracle_worker.py, oracle_pool.py:
+the same stubs, fakes and hand-set inputs). What SGLang keeps per token (cell_bytes_per_token), the
+tokens and requests that budget gives, and the mamba state slots are recorded with the config, so
+tests/oracle/sglang_layouts_test.cc can plan the same config with servescope and compare.
+oracle_pool.py gives no sliding-window (hybrid SWA) pool, so the test leaves out the configs
+servescope reads as sliding-window ones.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import oracle  # noqa: E402  release_tree, triton_stub_path, load_gpus, choose_package_set, PATCHES
+
+GPU = "h100-sxm"
+
+
+def listed_architectures(version: str) -> set[str]:
+    """The text and multimodal architectures the release's registry lists."""
+    from packaging.version import Version
+    out = set()
+    with open(os.path.join(ROOT, "data", "sglang", "architectures.tsv")) as f:
+        rows = [l.rstrip("\n").split("\t") for l in f if not l.startswith("#")]
+    for r in rows[1:]:
+        if r[1] in ("text", "multimodal") and Version(r[3]) <= Version(version) <= Version(r[4]):
+            out.add(r[0])
+    return out
+
+
+def layout_configs(vllm_release: str) -> list[tuple[str, str, dict]]:
+    """(architecture, model folder name, config) of every config vLLM built."""
+    out = []
+    path = os.path.join(ROOT, "tests", "oracle", "layouts", f"vllm-{vllm_release}.jsonl")
+    for line in open(path):
+        r = json.loads(line)
+        if "generated_by" in r or "layers" not in r:
+            continue
+        folder = r["architecture"] + (f"--{r['variant']}" if r.get("variant") else "")
+        out.append((r["architecture"], folder, r["config"]))
+    return out
+
+
+def cases_for(version: str, vllm_release: str, budget_gib: float) -> list[dict]:
+    gpu = next(g for g in oracle.load_gpus() if g["key"] == GPU)
+    listed = listed_architectures(version)
+    cases = []
+    for arch, folder, config in layout_configs(vllm_release):
+        if arch not in listed:
+            continue
+        for tp in (1, 2):
+            cases.append({"case": len(cases), "model": f"layouts/{folder}", "architecture": arch,
+                          "config": config, "gpu": GPU, "gpu_name": gpu["name"],
+                          "gpu_memory_mib": gpu["mem"], "capability": gpu["cap"], "gpu_count": 8,
+                          "argv": ["--tp-size", str(tp)],
+                          "pool": {"kv_budget_bytes": int(budget_gib * (1 << 30))}})
+    return cases
+
+
+def run(version: str, overlay: str, cases: list[dict], jobs: int) -> tuple[list[dict], dict]:
+    import worker_pool
+    py = os.path.join(HERE, ".venv-sglang", "bin", "python")
+    src, stub = oracle.release_tree(version), oracle.triton_stub_path()
+    tmp = tempfile.mkdtemp(prefix=f"sglang-layouts-{version}-")
+    models = os.path.join(tmp, "models")
+    for c in cases:
+        d = os.path.join(models, c["model"])
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(c["config"], f)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", PYTHONWARNINGS="ignore")
+    env.pop("PYTHONPATH", None)
+    worker_cases = [{k: v for k, v in c.items() if k not in ("config", "architecture")} for c in cases]
+    try:
+        return worker_pool.run_cases(
+            worker_cases, jobs, tmp, env, models,
+            lambda inp, out: [py, os.path.join(HERE, "oracle.py"), "--worker", src, overlay, stub, inp,
+                             out, "1"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("version")
+    ap.add_argument("--vllm-layouts", default="0.34.0")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--budget-gib", type=float, default=20.0)
+    ap.add_argument("--overlay", default="venv")
+    a = ap.parse_args()
+    t0 = time.time()
+    name, odir, tfv = oracle.choose_package_set(a.version, a.overlay)
+    cases = cases_for(a.version, a.vllm_layouts, a.budget_gib)
+    res, info = run(a.version, odir, cases, a.jobs)
+    by_case = {c["case"]: c for c in cases}
+    for r in res:
+        c = by_case[r["case"]]
+        r["architecture"], r["config"] = c["architecture"], c["config"]
+    ok = sum(1 for r in res if "error" not in r and "error" not in r.get("pool", {}))
+    header = {"generated_by": f"python3 tools/engine-sync/sglang_layouts.py {a.version} --vllm-layouts "
+                              f"{a.vllm_layouts} --budget-gib {a.budget_gib:g} --overlay {name}",
+              "release": a.version, "vllm_layouts": a.vllm_layouts, "cases": len(res), "pooled": ok,
+              "errors": len(res) - ok, "package_set": name, "transformers": tfv,
+              "date": datetime.date.today().isoformat(), "seconds": round(time.time() - t0, 1),
+              "patches": oracle.PATCHES, "pool_inputs": oracle.POOL_INPUTS}
+    path = os.path.join(ROOT, "tests", "oracle", "layouts", f"sglang-{a.version}.jsonl")
+    with open(path + ".tmp", "w") as f:
+        f.write(json.dumps(header) + "\n")
+        for r in sorted(res, key=lambda r: r["case"]):
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    os.replace(path + ".tmp", path)
+    print(f"sglang {a.version}: {ok}/{len(res)} cases pooled, {time.time() - t0:.0f} s -> "
+          f"{os.path.relpath(path, ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
