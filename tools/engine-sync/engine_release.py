@@ -10,7 +10,8 @@ Steps, each printed with its time:
   2. its branch cut in data/ENGINE/releases.csv, if absent: the upload date less the engine's
      usual gap between cut and upload (SGLang 4 days, vLLM 6), marked approximate;
   3. its flag table (flags.py -> data/ENGINE/flags-VERSION.tsv);
-  4. its model registry (registry.py -> data/ENGINE/architectures.tsv);
+  4. its model registry (registry.py -> data/ENGINE/architectures.tsv; for SGLang also its
+     hybrid-SWA allowlist, sglang_hybrid_swa.py -> data/sglang/hybrid-swa-architectures.tsv);
   5. the capacity-relevant source against the previous release (engine_diff.py's files, plus
      any module those files newly import), written to .cache/release/ENGINE-VERSION/ to review;
   6. the oracle: the release's own code on CPU over the standard scenario set
@@ -240,6 +241,8 @@ def main() -> None:
     s = Step(4, "its model registry")
     wheels_py = os.path.join(HERE, ".venv-wheels", "bin", "python")
     run([wheels_py if os.path.exists(wheels_py) else PY, "registry.py", e, "--add", v], check=True)
+    if e == "sglang":  # every release from 0.5.8 again: cached per release, so only v is read
+        run([wheels_py if os.path.exists(wheels_py) else PY, "sglang_hybrid_swa.py"], check=True)
     s.done(f"data/{e}/architectures.tsv")
 
     s = Step(5, f"the capacity-relevant source, {prev} → {v}")

@@ -11,8 +11,10 @@ scheduler's (runtime_context.publish). Inputs chosen by hand, not by the engine:
   - EAGLE/NEXTN draft layers: eagle_draft_num_layers = 1;
   - kv cache dtype: the model dtype for kv_cache_dtype auto/bf16, torch.float8_e4m3fn for fp8_e4m3,
     torch.float8_e5m2 for fp8_e5m2;
-  - one pipeline stage (layers 0..num_hidden_layers), attention DP 1, no sliding-window /
-    hybrid-SWA pools (models with them are not given a pool case), gpu_id 0.
+  - one pipeline stage (layers 0..num_hidden_layers), attention DP 1, gpu_id 0;
+  - hybrid-SWA models (sliding-window or chunked-local layers): the layer ids and window
+    ModelRunner would give the configurator (_hybrid_swa below); oracle.py gives them no pool case,
+    sglang_layouts.py does.
 """
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ def _pool(sa, spec: dict) -> dict:
         is_draft_worker=False, post_capture_kv_active=False,
         spec_aux_config=types.SimpleNamespace(eagle_draft_num_layers=1, dflash_draft_num_layers=None,
                                               draft_model_config=None),
-        is_hybrid_swa=False, is_hybrid_swa_compress=False,
+        is_hybrid_swa=False, is_hybrid_swa_compress=False,  # set below for hybrid-SWA models
         use_mla_backend=bool(getattr(mc, "attention_arch", None) is not None
                              and getattr(mc.attention_arch, "name", "") == "MLA"),
         layer_info=ModelLayerInfo(start_layer=0, end_layer=n, num_effective_layers=n),
@@ -97,6 +99,9 @@ def _pool(sa, spec: dict) -> dict:
     if "ps" in ann:  # 0.5.16 / 0.5.20: the configurator carries a ParallelState
         from sglang.srt.distributed.parallel_state_wrapper import ParallelState
         fields["ps"] = ParallelState.trivial(tp_size=sa.tp_size, attn_tp_size=sa.tp_size)
+    swa = _hybrid_swa(mc, n)
+    if swa:
+        fields.update(swa)
     kvc = object.__new__(KVCacheConfigurator)
     for k, v in fields.items():
         if k in ann:
@@ -108,6 +113,10 @@ def _pool(sa, spec: dict) -> dict:
         kvc.hybrid_kda_config = getattr(hybrid_arch, "hybrid_kda_config", lambda c: None)(mc)
     out = {"kv_budget_bytes": budget, "kv_cache_torch_dtype": str(fields["kv_cache_dtype"]),
            "use_mla_backend": fields["use_mla_backend"], "draft_layers": 1}
+    if swa:
+        out["is_hybrid_swa"] = True
+        out["sliding_window_size"] = swa["sliding_window_size"]
+        out["sliding_window_from"] = swa.pop("_from", None)
     rest_gib = budget / (1 << 30)
     if kvc.mambaish_config is not None:
         rest_gib = kvc._handle_max_mamba_cache(rest_gib)
@@ -126,5 +135,64 @@ def _pool(sa, spec: dict) -> dict:
             cell = None
     out["cell_bytes_per_token"] = cell
     out["max_total_num_tokens"] = int(cfg.max_total_num_tokens)
+    if swa:
+        out["full_max_total_num_tokens"] = cfg.full_max_total_num_tokens
+        out["swa_max_total_num_tokens"] = cfg.swa_max_total_num_tokens
     out["max_running_requests"] = int(kvc.resolve_max_num_reqs(cfg.max_total_num_tokens))
     return out
+
+
+def _hybrid_swa(mc, n: int) -> dict | None:
+    """The fields ModelRunner gives a hybrid-SWA model's configurator (0.5.23: model_runner.py's
+    is_hybrid_swa from the model config, layer_setup.resolve_layer_indices' SWA and full layer ids,
+    load_model_utils.resolve_sliding_window_size): the window from the model class's
+    get_attention_sliding_window_size where its module imports here, else the model config's
+    sliding_window_size, else its attention_chunk_size. None for other models."""
+    # Only models with sliding-window layers and no recurrent state: a hybrid GDN/mamba model (Qwen3.5,
+    # LFM2) or one whose config lists no window layer (Laguna's defaults) keeps the plain pool here,
+    # as before this path existed, since its configurator fields are not modelled.
+    from sglang.srt.configs import hybrid_arch
+    if (not getattr(mc, "is_hybrid_swa", False) or not getattr(mc, "swa_attention_layer_ids", None)
+            or hybrid_arch.mambaish_config(mc) is not None):
+        return None
+    from sglang.srt.model_executor.model_runner_components.layer_setup import ModelLayerInfo
+    window, source = None, None
+    cls = _model_class(mc.hf_config.architectures[0])
+    if cls is not None and hasattr(cls, "get_attention_sliding_window_size"):
+        try:
+            model = object.__new__(cls)
+            object.__setattr__(model, "config", mc.hf_config)
+            window, source = model.get_attention_sliding_window_size(), "model class"
+        except Exception:  # noqa: BLE001  a method that needs what __init__ builds
+            window = None
+    if window is None and getattr(mc, "sliding_window_size", None) is not None:
+        window, source = mc.sliding_window_size, "model config"
+    if window is None and getattr(mc, "attention_chunk_size", None) is not None:
+        window, source = mc.attention_chunk_size, "attention_chunk_size"
+    info = ModelLayerInfo(start_layer=0, end_layer=n, num_effective_layers=n,
+                          swa_attention_layer_ids=[i for i in mc.swa_attention_layer_ids if i < n],
+                          full_attention_layer_ids=[i for i in mc.full_attention_layer_ids if i < n])
+    return {"is_hybrid_swa": True, "is_hybrid_swa_compress": bool(getattr(mc, "is_hybrid_swa_compress", False)),
+            "sliding_window_size": window, "layer_info": info, "_from": source}
+
+
+def _model_class(architecture: str):
+    """The release's model class of `architecture`, from its one module (data/sglang/
+    architectures.tsv names it; importing the registry would import every model module, some of
+    which re-register config classes for the cases after), or None where it does not import."""
+    import importlib
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "data", "sglang", "architectures.tsv")
+    module = None
+    with open(path) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if cols[0] == architecture and len(cols) > 2:
+                module = cols[2]
+    if not module:
+        return None
+    try:
+        return getattr(importlib.import_module(f"sglang.srt.models.{module}"), architecture, None)
+    except Exception:  # noqa: BLE001  a module that needs a GPU kernel to import
+        return None

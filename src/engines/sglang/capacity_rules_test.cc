@@ -405,5 +405,29 @@ TEST(R9_3_PrefillGraph, Llama4IsTextOnlyUnlessMultimodalIsEnabled) {
   EXPECT_LT(num(vlm, "mem_fraction_static"), num(text_only, "mem_fraction_static"));
 }
 
+// --- R4.10 hybrid-SWA allowlist -----------------------------------------------------------
+
+TEST(R4_10_HybridSwaAllowlist, OnlyListedArchitecturesGetASlidingWindowPool) {
+  // configs/model_config.py::is_hybrid_swa_model (0.5.8+): gpt-oss and Llama 4's multimodal class
+  // are listed; Gemma 2 is not, so its sliding layers share the one full pool.
+  Plan gpt_oss = plan_of(cmd("--model-path openai/gpt-oss-120b --tp 4", "h100-sxm"));
+  EXPECT_NE(gpt_oss.graph.find("swa_max_total_num_tokens"), nullptr);
+  EXPECT_FALSE(has_finding(gpt_oss, "sliding-window-in-full-pool"));
+  Plan gemma2 = plan_of(cmd("--model-path google/gemma-2-9b-it", "h100-sxm"));
+  EXPECT_EQ(gemma2.graph.find("swa_max_total_num_tokens"), nullptr);
+  EXPECT_TRUE(has_finding(gemma2, "sliding-window-in-full-pool"));
+  // Every one of its 42 layers keeps KV for every token: 42 × 8 heads × 256 × 2 × 2 bytes.
+  EXPECT_DOUBLE_EQ(num(gemma2, "kv_cell_bytes"), 42.0 * 8 * 256 * 2 * 2);
+}
+
+TEST(R4_10_HybridSwaAllowlist, BeforeTheAllowlistEverySlidingModelButGemma3GotOne) {
+  // 0.5.7 predates is_hybrid_swa_model's set (data/sglang/hybrid-swa-architectures.tsv starts at
+  // 0.5.8): the earlier reading, every model with sliding layers but Gemma 3, stands.
+  PlanRequest r = cmd("--model-path google/gemma-2-9b-it", "h100-sxm");
+  r.engine = "sglang@0.5.7";
+  Plan gemma2 = plan_of(r);
+  EXPECT_NE(gemma2.graph.find("swa_max_total_num_tokens"), nullptr);
+}
+
 }  // namespace
 }  // namespace servescope::testing

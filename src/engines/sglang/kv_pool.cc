@@ -1,4 +1,4 @@
-// R4.1–R4.9: bytes per KV token and max_total_num_tokens
+// R4.1–R4.10: bytes per KV token and max_total_num_tokens
 // (model_executor/pool_configurator.py, kv_cache_configurator.py::config_from_budget).
 #include <fmt/format.h>
 
@@ -7,6 +7,7 @@
 
 #include "core/units.h"
 #include "engines/sglang/capacity_rules.h"
+#include "engines/sglang/hybrid_swa.h"
 
 namespace servescope::sglang {
 namespace {
@@ -24,7 +25,15 @@ void resolve_kv_pool(PlanContext& ctx) {
 
   // Layers with a KV cache on this pipeline stage (the largest stage sets the PP minimum).
   const bool hybrid_swa =
-      m.has_sliding_window() && m.model_type != "gemma3" && m.model_type != "gemma3_text";
+      ctx.rules.hybrid_swa_pools && hybrid_swa_pools(ctx.scenario.version.release, m);
+  if (m.has_sliding_window() && !hybrid_swa) {
+    ctx.finding(Severity::kInfo, "sliding-window-in-full-pool", {},
+                fmt::format("SGLang {} gives {} one full KV pool: its sliding-window layers cache "
+                            "every token, as the full layers do (configs/model_config.py::"
+                            "is_hybrid_swa_model does not list the architecture)",
+                            ctx.scenario.version.release, m.architecture),
+                "R4.10", "configs/model_config.py::is_hybrid_swa_model");
+  }
   int full_layers =
       m.num_layers - m.count_layers(LayerKind::kLinearAttention) - m.count_layers(LayerKind::kNone);
   int swa_layers = 0;
