@@ -260,10 +260,10 @@ sed -i 's#| 23/23 #| 24/24 #' "$tmp/capbar.log"
 "$bin" check "$tmp/capbar.log" >/dev/null 2>&1
 [ $? -eq 1 ] || fail "a capture bar of 24 sizes where 23 are predicted is not a mismatch"
 
-# Success paths: exit 0 and parseable JSON carrying the DESIGN.md fields.
+# Success paths: exit 0 and parseable JSON carrying the ARCHITECTURE.md fields.
 "$bin" plan --json --gpu rtx-pro-6000 --free-before-load 94.6 --free-after-load 64.6 -- "${seed[@]}" >"$tmp/plan.json" 2>"$tmp/err" \
   || fail "plan --json exited $?: $(cat "$tmp/err")"
-python3 - "$tmp/plan.json" <<'PY' || fail "plan --json lacks DESIGN.md fields"
+python3 - "$tmp/plan.json" <<'PY' || fail "plan --json lacks ARCHITECTURE.md fields"
 import json, sys
 d = json.load(open(sys.argv[1]))
 # The default is the newest release; its capacity rules are the newest modelled main date.

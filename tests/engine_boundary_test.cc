@@ -1,4 +1,4 @@
-// Nothing outside src/engines/ may know which engine it talks to (DESIGN.md, "Layers"). This
+// Nothing outside src/engines/ may know which engine it talks to (ARCHITECTURE.md, "Layers"). This
 // test reads the sources of every other layer and fails on:
 //   1. an #include of an engine pack ("engines/<engine>/..."),
 //   2. an identifier naming an engine (sglang::, VllmEngine, is_vllm, ...), comments excepted,

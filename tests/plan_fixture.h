@@ -71,7 +71,7 @@ inline bool has_finding(const Plan& p, const std::string& code) {
   return false;
 }
 
-/// The founding model on 4× RTX PRO 6000, calibrated as in sglang-capacity.md §12.4.
+/// The founding model on 4× RTX PRO 6000, calibrated as in docs/research/sglang-capacity.md §12.4.
 /// On the release the worked example was written for: v0.5.16 (= main 2026-07-20).
 inline PlanRequest qwen35_tp4(const std::string& extra = "", double after = 64.6) {
   PlanRequest r;

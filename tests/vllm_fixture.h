@@ -17,7 +17,8 @@ namespace servescope::testing {
 struct VllmRun {
   std::string command;  // "vllm serve MODEL ..."
   std::string gpu = "h100-sxm";
-  // The rules as vllm-capacity.md describes them (main 2026-05-27); vllm@0.19.0, ... for others.
+  // The rules as docs/research/vllm-capacity.md describes them (main 2026-05-27); vllm@0.19.0, ...
+  // for others.
   std::string engine = "vllm@2026-05-27";
   std::string model;  // --model override (a stand-in config)
   std::optional<double> total, weights, activation, non_torch, cuda_graph, kv_memory, free;
@@ -78,7 +79,8 @@ inline bool has_code(const Plan& p, const std::string& code) {
   return false;
 }
 
-/// The §11 setup: 1× H100 SXM, T = 79.19 GiB, W/A/N as vllm-capacity.md §11.A assumes.
+/// The §11 setup: 1× H100 SXM, T = 79.19 GiB, W/A/N as docs/research/vllm-capacity.md §11.A
+/// assumes.
 inline VllmRun llama8b_h100(const std::string& extra = "") {
   VllmRun r;
   r.command = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 " + extra;

@@ -1,5 +1,5 @@
-// The worked examples of vllm-capacity.md §11 (1× H100 SXM unless stated, T = 79.19 GiB).
-// Their W/A/N/G figures are the document's assumptions; the structure — page sizes, grouping,
+// The worked examples of docs/research/vllm-capacity.md §11 (1× H100 SXM unless stated, T = 79.19
+// GiB). Their W/A/N/G figures are the document's assumptions; the structure — page sizes, grouping,
 // num_blocks, blocks per request, both token formulas, capture sizes — is what is checked.
 #include <fmt/format.h>
 #include <gtest/gtest.h>

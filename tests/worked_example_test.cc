@@ -1,5 +1,5 @@
-// sglang-capacity.md §12: Qwen3.5-122B-A10B-FP8 on 4× RTX PRO 6000 (SM120), P = 94.6 GiB,
-// A = 64.6 GiB, SGLang main 2026-07-20. Each variant of §12.6 is one test.
+// docs/research/sglang-capacity.md §12: Qwen3.5-122B-A10B-FP8 on 4× RTX PRO 6000 (SM120), P = 94.6
+// GiB, A = 64.6 GiB, SGLang main 2026-07-20. Each variant of §12.6 is one test.
 #include <gtest/gtest.h>
 
 #include "tests/plan_fixture.h"

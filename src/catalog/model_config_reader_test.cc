@@ -431,7 +431,8 @@ TEST(WeightEstimate, DeepSeekV3Has671BillionParameters) {
 }
 
 TEST(WeightEstimate, Qwen35Fp8At4GpusIsAbout31Gb) {
-  // sglang-capacity.md §12.4: about 116 B fp8 expert parameters + 6 B others ≈ 31–32 GB per rank.
+  // docs/research/sglang-capacity.md §12.4: about 116 B fp8 expert parameters + 6 B others ≈ 31–32
+  // GB per rank.
   WeightEstimate w = estimate_weights(load("Qwen/Qwen3.5-122B-A10B-FP8"), {4, true});
   EXPECT_NEAR(w.total_params / 1e9, 122, 4);
   EXPECT_NEAR(w.bytes_per_gpu / 1e9, 31.5, 2);

@@ -18,7 +18,7 @@ ExitStatus run_plan(const CommandArgs& args) {
   ScenarioOptions options;
   bool json = false;
   add_scenario_options(app, options);
-  app.add_flag("--json", json, "Print the plan as JSON (DESIGN.md field names)");
+  app.add_flag("--json", json, "Print the plan as JSON (ARCHITECTURE.md field names)");
   ReportOutputs reports;
   add_report_outputs(app, reports);
   if (auto exit = parse_command_line(app, args))

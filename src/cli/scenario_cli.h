@@ -1,4 +1,4 @@
-// Registers the common scenario options (DESIGN.md) on a CLI11 app and parses a
+// Registers the common scenario options (ARCHITECTURE.md) on a CLI11 app and parses a
 // subcommand's own arguments with one-line errors.
 #pragma once
 

@@ -287,8 +287,15 @@ TEST(CheckWithCommand, TheLoadEndLineGivesTheFreeMemoryBeforeTheLoad) {
 
 TEST(CheckWithCommand, AQuantizationTheConfigDoesNotSayIsTheCheckpoints) {
   CheckOptions o;
-  o.command = {"python", "-m", "sglang.launch_server", "--model-path", kModel,
-               "--mem-fraction-static", "0.88", "--quantization", "auto_round"};
+  o.command = {"python",
+               "-m",
+               "sglang.launch_server",
+               "--model-path",
+               kModel,
+               "--mem-fraction-static",
+               "0.88",
+               "--quantization",
+               "auto_round"};
   auto r = check_text(kBareLog, o);
   ASSERT_TRUE(r) << r.message();
   EXPECT_EQ(r->scenario.model.quant.method, QuantMethod::kGptq);  // auto_round packs as GPTQ

@@ -12,7 +12,7 @@
 
 namespace servescope {
 
-/// The common scenario options (DESIGN.md, "Common scenario options"), as typed.
+/// The common scenario options (ARCHITECTURE.md, "Command-line contract"), as typed.
 struct ScenarioOptions {
   std::string engine;  // "sglang", "sglang@0.5.15", "" = inferred from the command
   std::string gpu;

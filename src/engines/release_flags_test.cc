@@ -1,6 +1,7 @@
 // Release flag tables judged as each release's argparse would: on the generated tables of
 // data/sglang and data/vllm (tools/engine-sync/flags.py), with the facts of
-// shared/research/currency-2026-12.md and oracle-sglang-verified.md §2 as the expectations.
+// docs/research/currency-2026-12.md and docs/research/oracle-sglang-verified.md §2 as the
+// expectations.
 #include "engines/release_flags.h"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // Kubernetes manifest, a `docker run` line — reduced to what the engine packs parse: the
 // engine's argv (program first), the environment it runs with, the GPUs the deployment gives
 // it, and where each of those was read. Engine-neutral: the caller says which argv launches an
-// engine (DESIGN.md, "Inputs as users have them").
+// engine (ARCHITECTURE.md, layer intake/).
 #pragma once
 
 #include <functional>

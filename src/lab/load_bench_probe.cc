@@ -6,8 +6,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "core/text.h"
 #include "core/duration.h"
+#include "core/text.h"
 #include "load/bench_session.h"
 #include "report/bench_export.h"
 

@@ -7,8 +7,8 @@
 #include "load/asio_client.h"
 #include "load/cross_check.h"
 #include "load/point_summary.h"
-#include "load/slo.h"
 #include "load/server_watcher.h"
+#include "load/slo.h"
 
 namespace servescope {
 namespace {

@@ -76,8 +76,8 @@ BenchPoint summarize_point(const PointPlan& plan, PointData& data, bool details)
       row.ttft_ms = r.ok() && r.first_token >= 0 ? (r.first_token - r.sent) * 1000.0 : -1;
       row.e2e_ms = r.ok() ? (r.done - r.sent) * 1000.0 : -1;
       if (r.ok() && r.output_tokens > 1 && r.first_token >= 0 && r.last_token > r.first_token)
-        row.tpot_ms = (r.last_token - r.first_token) * 1000.0 /
-                      static_cast<double>(r.output_tokens - 1);
+        row.tpot_ms =
+            (r.last_token - r.first_token) * 1000.0 / static_cast<double>(r.output_tokens - 1);
       row.queue_ms = (r.sent - r.intended) * 1000.0;
       row.prompt_tokens_requested = r.prompt_tokens_requested;
       row.prompt_tokens_reported = r.prompt_tokens_reported;

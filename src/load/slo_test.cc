@@ -20,7 +20,8 @@ TEST(Slo, ParsesPerRequestAndPercentileObjectives) {
 }
 
 TEST(Slo, BadItemsAreNamed) {
-  for (const char* bad : {"ttft", "ttft:500", "ttft:-1ms", "itl:5ms", "ttft_p42:5ms", "ttft:fast"}) {
+  for (const char* bad :
+       {"ttft", "ttft:500", "ttft:-1ms", "itl:5ms", "ttft_p42:5ms", "ttft:fast"}) {
     auto s = parse_slo(bad);
     ASSERT_FALSE(s) << bad;
     EXPECT_NE(s.message().find("--slo"), std::string::npos) << s.message();

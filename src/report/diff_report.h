@@ -1,5 +1,5 @@
 // `diff` output: one line per changed output with its cause, then the evidence; JSON as
-// DESIGN.md ("changes" with attribution, "cleared").
+// ARCHITECTURE.md ("changes" with attribution, "cleared").
 #pragma once
 
 #include <nlohmann/json.hpp>

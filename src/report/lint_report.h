@@ -1,4 +1,4 @@
-// `lint` output: findings, errors first; JSON with the DESIGN.md finding fields.
+// `lint` output: findings, errors first; JSON with the ARCHITECTURE.md finding fields.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// The plan as the JSON document of DESIGN.md (stable field names; fields are only added).
+// The plan as the JSON document of ARCHITECTURE.md (stable field names; fields are only added).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -281,9 +281,9 @@ TEST(BenchTwinEndToEnd, CompareFindsAPlantedSlowdownAndNoDifferenceBetweenRepeat
     const std::string path = std::filesystem::temp_directory_path() /
                              ("servescope-compare-" + std::to_string(::getpid()) + "-" + name);
     int code = -1;
-    run_capture(std::string(SERVESCOPE_BINARY) + " bench --url http://127.0.0.1:" +
-                    std::to_string(twin.port) + " " + load + " --quiet --json " + path +
-                    " >/dev/null 2>&1",
+    run_capture(std::string(SERVESCOPE_BINARY) +
+                    " bench --url http://127.0.0.1:" + std::to_string(twin.port) + " " + load +
+                    " --quiet --json " + path + " >/dev/null 2>&1",
                 &code);
     EXPECT_EQ(code, 0);
     return path;
@@ -293,10 +293,9 @@ TEST(BenchTwinEndToEnd, CompareFindsAPlantedSlowdownAndNoDifferenceBetweenRepeat
   const std::string slow = record("3.6", "slow.json");  // 10% slower: times × 1/0.9
   auto compare = [&](const std::string& x, const std::string& y) {
     int code = -1;
-    const std::string text =
-        run_capture(std::string(SERVESCOPE_BINARY) + " bench --compare " + x + " " + y +
-                        " --json - 2>&1",
-                    &code);
+    const std::string text = run_capture(
+        std::string(SERVESCOPE_BINARY) + " bench --compare " + x + " " + y + " --json - 2>&1",
+        &code);
     EXPECT_EQ(code, 0) << text;
     return json::parse(text, nullptr, false);
   };

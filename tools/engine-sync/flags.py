@@ -105,7 +105,7 @@ _STUB = None
 
 def triton_stub() -> str:
     """0.5.23's sglang/_platform_stubs.py, for releases whose own triton stub is missing or too
-    old for torch 2.13 (see ../../../shared/research/oracle-sglang-verified.md)."""
+    old for torch 2.13 (see ../../docs/research/oracle-sglang-verified.md)."""
     global _STUB
     if _STUB is None:
         d = os.path.join(common.CACHE, "stub-0.5.23")

@@ -1,4 +1,4 @@
-"""Import stand-ins for the engine-sync flag readers (from ../../../shared/research/oracle-sglang/stubs.py):
+"""Import stand-ins for the engine-sync flag readers (adapted from the research oracle scripts, docs/research/oracle-sglang-verified.md):
 inert stub modules (torchvision and the like) and SGLang's own triton stub run on Linux without triton."""
 import importlib.abc, importlib.machinery, sys, types
 

@@ -3,7 +3,7 @@
 Run by flags.py inside .venv-vllm: python vllm_dump.py SRC_DIR OUT.json [UNUSED [OVERLAY_DIR]]
 SRC_DIR holds the release's unpacked `vllm/` package, first on sys.path; nothing is installed.
 vLLM's CUDA-only native modules (vllm._C, ...) are inert stubs (as in
-../../../shared/research/oracle-vllm/sitecustomize.py); no GPU platform is faked, so defaults
+the research oracle scripts); no GPU platform is faked, so defaults
 that depend on the platform are the unspecified platform's. The parser is the serve
 subcommand's: make_arg_parser(FlexibleArgumentParser()) from wherever the release keeps it.
 """

@@ -1,5 +1,5 @@
-// One or more tests per SGLang rule id (sglang-capacity.md), each through the planner with
-// a command typed as a user would, asserting values computed by hand from the rule.
+// One or more tests per SGLang rule id (docs/research/sglang-capacity.md), each through the planner
+// with a command typed as a user would, asserting values computed by hand from the rule.
 #include <gtest/gtest.h>
 
 #include "tests/plan_fixture.h"
@@ -7,8 +7,8 @@
 namespace servescope::testing {
 namespace {
 
-// The rules as of main 2026-07-20 (release 0.5.16), which sglang-capacity.md describes; the
-// changes after it are tested in rule_variants_test.cc and against the engine in
+// The rules as of main 2026-07-20 (release 0.5.16), which docs/research/sglang-capacity.md
+// describes; the changes after it are tested in rule_variants_test.cc and against the engine in
 // tests/oracle/.
 PlanRequest cmd(const std::string& args, const std::string& gpu,
                 std::optional<double> before = std::nullopt,

@@ -1,4 +1,5 @@
-// SGLang's log lines (sglang-capacity.md §10, L1–L15, in every form 2024–2026; history §11).
+// SGLang's log lines (docs/research/sglang-capacity.md §10, L1–L15, in every form 2024–2026;
+// history §11).
 //
 // Line prefix: `[YYYY-MM-DD HH:MM:SS(.mmm)( DPn| PPn| ATTN_CPn| MOE_DPn| TPn| EPn)*] ` anywhere
 // in the line (docker/kubectl timestamps or a progress bar may come first), optionally followed

@@ -1,6 +1,6 @@
 // The summary of an SGLang log: model, GPU, parallel sizes, the startup capacity figures
-// (sglang-capacity.md §10: P, A, W, T, K, the pools, the capture list, the final line) and
-// the lines that change or stop it.
+// (docs/research/sglang-capacity.md §10: P, A, W, T, K, the pools, the capture list, the final
+// line) and the lines that change or stop it.
 #pragma once
 
 #include <vector>

@@ -15,7 +15,7 @@ namespace servescope::sglang {
 namespace {
 
 // The newest main date the rules follow: release 0.5.23's approximate cut. Change points up to
-// 2026-08-22 were read in git history (shared/research/currency-2026-12.md); later ones are
+// 2026-08-22 were read in git history (docs/research/currency-2026-12.md); later ones are
 // learned from the release wheels and checked against them (tests/oracle/sglang-*.jsonl).
 constexpr std::string_view kNewestDate = "2026-10-26";
 
@@ -229,7 +229,7 @@ const std::vector<ChangePoint> kChangePoints = {
     {"2026-07-20", "release 0.5.16 (wheel diff; not in 0.5.15.post1)",
      "DP attention re-clamps the prefill graph max_bs to the per-rank chunk",
      [](R& r) { r.prefill_max_bs_follows_dp_chunk = true; }},
-    // After main 2026-07-20 (v0.5.16): shared/research/currency-2026-12.md §2.1 (git history to
+    // After main 2026-07-20 (v0.5.16): docs/research/currency-2026-12.md §2.1 (git history to
     // 2026-08-22), then the release wheels (dated at the first release that shows the change,
     // data/sglang/releases.csv) and checked by tests/oracle/sglang-*.jsonl.
     {"2026-07-21", "#31682", "breakable prefill graph kept with DP attention (S1)",

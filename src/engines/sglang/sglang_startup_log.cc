@@ -1,5 +1,5 @@
-// The startup log SGLang's main branch prints (sglang-capacity.md §10, L1–L12; the newest
-// formats of sglang-history.md §11), filled with a plan's values: what `servescope logs` and
+// The startup log SGLang's main branch prints (docs/research/sglang-capacity.md §10, L1–L12; the
+// newest formats of sglang-history.md §11), filled with a plan's values: what `servescope logs` and
 // any other reader of SGLang logs expects to find.
 #include <fmt/chrono.h>
 #include <fmt/format.h>

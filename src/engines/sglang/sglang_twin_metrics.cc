@@ -1,5 +1,5 @@
-// SGLang's /metrics (observability/metrics_collector.py, sglang-capacity.md §11) and its JSON
-// status endpoints: /v1/loads (entrypoints/v1_loads.py, managers/load_snapshot.py),
+// SGLang's /metrics (observability/metrics_collector.py, docs/research/sglang-capacity.md §11) and
+// its JSON status endpoints: /v1/loads (entrypoints/v1_loads.py, managers/load_snapshot.py),
 // /server_info (the server args plus Scheduler.get_internal_state) and /model_info.
 #include <fmt/format.h>
 

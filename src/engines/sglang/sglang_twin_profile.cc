@@ -118,7 +118,8 @@ std::string SglangTwinProfile::served_model_name(const Scenario& scenario) const
 }
 
 // metrics_reporter.py::report_decode_stats with pool_stats_observer.py's usage parts
-// (sglang-capacity.md §10, L14): hybrid SSM models print #full token and mamba fields.
+// (docs/research/sglang-capacity.md §10, L14): hybrid SSM models print #full token and mamba
+// fields.
 std::string SglangTwinProfile::decode_log_line(const SchedulerView& v) const {
   std::string usage;
   if (v.state_slots > 0) {

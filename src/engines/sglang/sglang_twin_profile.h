@@ -1,6 +1,6 @@
 // How SGLang looks from the outside, for the twin: the scheduler limits and policy constants a
-// plan implies, the startup log of the current main branch (sglang-capacity.md §10), the
-// periodic Decode/Prefill batch lines, the Prometheus metrics and the /v1/loads and
+// plan implies, the startup log of the current main branch (docs/research/sglang-capacity.md §10),
+// the periodic Decode/Prefill batch lines, the Prometheus metrics and the /v1/loads and
 // /server_info bodies (§11), the error bodies and the native /generate API.
 #pragma once
 

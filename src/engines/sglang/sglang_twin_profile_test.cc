@@ -1,5 +1,5 @@
 // The SGLang twin profile: the scheduler limits a plan implies, and the engine's words — its
-// batch lines (sglang-capacity.md §10), metrics (§11), error bodies and startup log.
+// batch lines (docs/research/sglang-capacity.md §10), metrics (§11), error bodies and startup log.
 #include "engines/sglang/sglang_twin_profile.h"
 
 #include <gtest/gtest.h>

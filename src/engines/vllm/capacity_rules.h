@@ -1,5 +1,5 @@
-// The phases of vLLM's capacity derivation (vllm-capacity.md §13), each a rule function over
-// the PlanContext, in the order vLLM runs them at startup.
+// The phases of vLLM's capacity derivation (docs/research/vllm-capacity.md §13), each a rule
+// function over the PlanContext, in the order vLLM runs them at startup.
 #pragma once
 
 #include "engines/vllm/plan_context.h"

@@ -1,5 +1,5 @@
-// One or more tests per vLLM rule id (vllm-capacity.md §1–§9, §12), each through the planner
-// with a command typed as a user would, asserting values computed by hand from the rule.
+// One or more tests per vLLM rule id (docs/research/vllm-capacity.md §1–§9, §12), each through the
+// planner with a command typed as a user would, asserting values computed by hand from the rule.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// vLLM's log lines (vllm-capacity.md §10) in the forms of V0 (0.6.x), V1 (0.10.x) and
+// vLLM's log lines (docs/research/vllm-capacity.md §10) in the forms of V0 (0.6.x), V1 (0.10.x) and
 // 0.19.x–main 2026.
 //
 // Line prefix: `(PROC pid=N) LEVEL MM-DD HH:MM:SS [path/file.py:NNN] message` (V1; PROC is

@@ -182,7 +182,7 @@ LogSummary summarize_vllm_log(const std::vector<Fact>& facts) {
   b.count("GPU KV cache size", "kv_cache_size", "tokens", " tokens");
   {
     // One line per worker (0.10-era EngineCore reports each worker's config): the engine keeps
-    // the least over the workers (get_kv_cache_configs, vllm-capacity.md 2.5).
+    // the least over the workers (get_kv_cache_configs, docs/research/vllm-capacity.md 2.5).
     const Fact* least = nullptr;
     std::size_t lines = 0;
     bool differ = false;

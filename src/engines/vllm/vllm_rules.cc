@@ -14,7 +14,7 @@
 namespace servescope::vllm {
 namespace {
 
-// Read in git history to 2026-08-20 (shared/research/currency-2026-12.md §2.2); after that the
+// Read in git history to 2026-08-20 (docs/research/currency-2026-12.md §2.2); after that the
 // release wheels and their oracle cases (tests/oracle/vllm-*.jsonl) to release 0.33.0's cut.
 constexpr std::string_view kNewestDate = "2026-11-10";
 constexpr std::string_view kOldestDate = "2025-08-01";

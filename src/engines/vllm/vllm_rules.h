@@ -1,6 +1,6 @@
-// The dated rule variants of vLLM's capacity derivation (vllm-capacity.md §12). A variant is
-// the set of switches in force on a main-branch date: the oldest modelled behaviour with every
-// change point up to that date applied. A release maps to the main date its branch was cut
+// The dated rule variants of vLLM's capacity derivation (docs/research/vllm-capacity.md §12). A
+// variant is the set of switches in force on a main-branch date: the oldest modelled behaviour with
+// every change point up to that date applied. A release maps to the main date its branch was cut
 // from (data/vllm/releases.csv).
 #pragma once
 
@@ -54,7 +54,7 @@ struct VllmRules {
   FusionDefault fusion = FusionDefault::kSm90Or10xFamily;
   bool fusion_needs_dp1 = false;  // #34392 … #41458
   bool fusion_needs_pp1 = false;  // #35424 … #41458
-  // After main 2026-05-27 (shared/research/currency-2026-12.md §2.2, read in git to 2026-08-20).
+  // After main 2026-05-27 (docs/research/currency-2026-12.md §2.2, read in git to 2026-08-20).
   bool hybrid_prefix_caching_default = true;  // V6, 2026-08-04 (#50991): on for hybrids (align)
   bool capture_1024_on_sm10x = true;          // V15, 2026-08-07 (#49390)
   bool drafting_slots_cut_budget = false;     // V16: until 2026-08-10 (#51725)
@@ -92,7 +92,7 @@ const std::vector<ChangePoint>& change_points();
 /// The rule variant in force on a main-branch date ("YYYY-MM-DD").
 VllmRules rules_for_date(std::string_view date);
 
-/// The newest main date modelled (vllm-capacity.md §0: 52a31ccec, 2026-05-27).
+/// The newest main date modelled (docs/research/vllm-capacity.md §0: 52a31ccec, 2026-05-27).
 std::string_view newest_modelled_date();
 
 /// One row of data/vllm/releases.csv: a release and the main date its branch was cut from.
