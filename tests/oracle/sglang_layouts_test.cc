@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -150,6 +151,25 @@ TEST(SglangLayouts, EveryModelledArchitecturesPoolAgreesWithTheEnginesOwn) {
         continue;
       }
       agrees.try_emplace(arch, true);
+      // Weights, for architectures vLLM no longer builds: transformers' own model class's
+      // parameter bytes (hf_default_configs.py), at tp 1, within 1% as vllm_layouts_test.cc.
+      if (c.contains("hf_param_bytes") && case_argv(c) == "--tp-size 1") {
+        const double theirs = c["hf_param_bytes"].get<double>();
+        const Node* w = first->graph.find("weights_gib");  // the estimate, before calibration
+        const double ours = w == nullptr ? 0 : w->value.as_number() * 1024.0 * 1024 * 1024;
+        Tally& t = tally["weights (transformers' model class)"];
+        ++t.compared;
+        if (std::fabs(ours - theirs) <= 0.01 * theirs) {
+          ++t.matched;
+        } else {
+          agrees[arch] = false;
+          if (named(arch, "weights"))
+            ++t.known;
+          else
+            unexplained.push_back(
+                fmt::format("{}: weights transformers {:.0f} servescope {:.0f}", key, theirs, ours));
+        }
+      }
       for (const auto& [engine_key, node] : figures) {
         if (!pool.contains(engine_key) || pool[engine_key].is_null())
           continue;

@@ -7,7 +7,9 @@ usage: sglang_layouts.py VERSION [--vllm-layouts VLLM_RELEASE] [--jobs 2] [--bud
 Output: tests/oracle/layouts/sglang-VERSION.jsonl (a header line, then one line per case).
 
 For each config of that file (its first config and its variants) whose architecture the SGLang
-release's model registry lists (data/sglang/architectures.tsv), two cases, tp 1 and tp 2, on a
+release's model registry lists (data/sglang/architectures.tsv), and for each listed architecture
+vLLM did not build whose model_type transformers knows, the default config of that type with the
+parameter bytes of transformers' own model class (hf_default_configs.py), two cases, tp 1 and tp 2, on a
 faked H100 SXM: `--model-path layouts/ARCH[--VARIANT] --tp-size N` resolved by the release's own
 ServerArgs and its KVCacheConfigurator driven with a fixed byte budget per GPU in place of the
 measured free memory, exactly as oracle.py's pool cases are (oracle_worker.py, oracle_pool.py:
@@ -24,6 +26,7 @@ import datetime
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -61,19 +64,52 @@ def layout_configs(vllm_release: str) -> list[tuple[str, str, dict]]:
     return out
 
 
+def transformers_defaults(listed: set[str], built: set[str]) -> list[dict]:
+    """For the listed architectures vLLM did not build whose model_type transformers knows
+    (data/architecture-model-types.tsv): the default config of that model_type and the parameter
+    bytes of transformers' own model class on the meta device (hf_default_configs.py, in the
+    SGLang venv), the weights oracle of architectures vLLM no longer serves."""
+    types = {}
+    with open(os.path.join(ROOT, "data", "architecture-model-types.tsv")) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if not line.startswith("#") and len(cols) >= 2 and cols[0] != "architecture":
+                types.setdefault(cols[0], cols[1])
+    wanted = sorted([a, types[a]] for a in listed - built if a in types)
+    tmp = tempfile.mkdtemp(prefix="hf-defaults-")
+    try:
+        with open(os.path.join(tmp, "in.json"), "w") as f:
+            json.dump(wanted, f)
+        subprocess.run([os.path.join(HERE, ".venv-sglang", "bin", "python"),
+                        os.path.join(HERE, "hf_default_configs.py"), os.path.join(tmp, "in.json"),
+                        os.path.join(tmp, "out.jsonl")], check=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+        return [json.loads(l) for l in open(os.path.join(tmp, "out.jsonl"))]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def cases_for(version: str, vllm_release: str, budget_gib: float) -> list[dict]:
     gpu = next(g for g in oracle.load_gpus() if g["key"] == GPU)
     listed = listed_architectures(version)
+    configs = [(arch, folder, config, None) for arch, folder, config in layout_configs(vllm_release)]
+    built = {c[0] for c in configs}
+    for d in transformers_defaults(listed, built):
+        if "config" in d:
+            configs.append((d["architecture"], d["architecture"] + "--hf", d["config"],
+                            d.get("param_bytes")))
     cases = []
-    for arch, folder, config in layout_configs(vllm_release):
+    for arch, folder, config, hf_bytes in configs:
         if arch not in listed:
             continue
         for tp in (1, 2):
-            cases.append({"case": len(cases), "model": f"layouts/{folder}", "architecture": arch,
-                          "config": config, "gpu": GPU, "gpu_name": gpu["name"],
-                          "gpu_memory_mib": gpu["mem"], "capability": gpu["cap"], "gpu_count": 8,
-                          "argv": ["--tp-size", str(tp)],
-                          "pool": {"kv_budget_bytes": int(budget_gib * (1 << 30))}})
+            case = {"case": len(cases), "model": f"layouts/{folder}", "architecture": arch,
+                    "config": config, "gpu": GPU, "gpu_name": gpu["name"],
+                    "gpu_memory_mib": gpu["mem"], "capability": gpu["cap"], "gpu_count": 8,
+                    "argv": ["--tp-size", str(tp)],
+                    "pool": {"kv_budget_bytes": int(budget_gib * (1 << 30))}}
+            if hf_bytes is not None:
+                case["hf_param_bytes"] = hf_bytes  # transformers' own model, all ranks together
+            cases.append(case)
     return cases
 
 
@@ -91,7 +127,8 @@ def run(version: str, overlay: str, cases: list[dict], jobs: int) -> tuple[list[
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", PYTHONWARNINGS="ignore")
     env.pop("PYTHONPATH", None)
-    worker_cases = [{k: v for k, v in c.items() if k not in ("config", "architecture")} for c in cases]
+    worker_cases = [{k: v for k, v in c.items() if k not in ("config", "architecture", "hf_param_bytes")}
+                    for c in cases]
     try:
         return worker_pool.run_cases(
             worker_cases, jobs, tmp, env, models,
@@ -117,6 +154,8 @@ def main() -> None:
     for r in res:
         c = by_case[r["case"]]
         r["architecture"], r["config"] = c["architecture"], c["config"]
+        if "hf_param_bytes" in c:
+            r["hf_param_bytes"] = c["hf_param_bytes"]
     ok = sum(1 for r in res if "error" not in r and "error" not in r.get("pool", {}))
     header = {"generated_by": f"python3 tools/engine-sync/sglang_layouts.py {a.version} --vllm-layouts "
                               f"{a.vllm_layouts} --budget-gib {a.budget_gib:g} --overlay {name}",
