@@ -125,8 +125,9 @@ engine-release: $(WHEELS_VENV)/.complete $(BUILD)/build.ninja
 #   make oracle [ORACLE_ENGINES=sglang] [ORACLE_VERSIONS="0.5.16 0.5.23"] [ORACLE_VLLM_VERSIONS="0.33.0"]
 #               [ORACLE_CASES=2000] [ORACLE_JOBS=2]
 ORACLE_ENGINES ?= sglang vllm
-ORACLE_VERSIONS ?= 0.5.16 0.5.23 0.5.9 0.5.20
-ORACLE_VLLM_VERSIONS ?= 0.34.0 0.33.0 0.19.0 0.25.0 0.27.0 0.30.0
+# Empty: every release with a tests/oracle/ENGINE-RELEASE.jsonl.
+ORACLE_VERSIONS ?=
+ORACLE_VLLM_VERSIONS ?=
 ORACLE_CASES ?= 2000
 ORACLE_JOBS ?= 2
 .PHONY: oracle

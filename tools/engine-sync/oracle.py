@@ -3,7 +3,7 @@
 
 usage: oracle.py [VERSION ...] [--cases N] [--seed S] [--jobs J] [--overlay NAME|venv]
                  [--out DIR] [--no-pool]
-Default: 0.5.16 0.5.23 0.5.9 0.5.20, 2000 cases each, seed 20261202, into tests/oracle/.
+Default: every release with a tests/oracle/sglang-RELEASE.jsonl, 2000 cases each, seed 20261202, into tests/oracle/.
 
 For each release: the wheel (.cache/wheels/sglang/, common.wheel_path) is unpacked once into
 .cache/src/sglang-VERSION/ and put first on sys.path of the project venv .venv-sglang
@@ -40,6 +40,7 @@ import glob
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -48,7 +49,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_VERSIONS = ["0.5.16", "0.5.23", "0.5.9", "0.5.20"]
+
+
+def default_versions() -> list[str]:
+    """Every release the repository holds an oracle of (tests/oracle/sglang-RELEASE.jsonl): a new
+    release's file, once recorded, is regenerated with the others; no list to edit."""
+    names = glob.glob(os.path.join(ROOT, "tests", "oracle", "sglang-*.jsonl"))
+    return sorted((os.path.basename(n)[len("sglang-"):-len(".jsonl")] for n in names),
+                  key=lambda v: [int(x) if x.isdigit() else x for x in re.split(r"[.]", v)])
+
 DEFAULT_SEED = 20261202
 GPU_KEYS = ["h100-sxm", "h200", "b200", "b300", "rtx-pro-6000", "rtx-5090", "a100-80gb",
             "a100-40gb", "l40s", "rtx-4090", "h20"]
@@ -383,7 +392,7 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "oracle"))
     ap.add_argument("--no-pool", action="store_true", help="skip the 0.5.16+/0.5.23 pool arithmetic")
     a = ap.parse_args()
-    versions = a.versions or DEFAULT_VERSIONS
+    versions = a.versions or default_versions()
     os.makedirs(a.out, exist_ok=True)
     for v in versions:
         t0 = time.time()

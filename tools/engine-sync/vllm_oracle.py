@@ -2,7 +2,7 @@
 """vLLM KV-cache oracle: what a real vLLM release's own KV planning resolves, on this CPU-only machine.
 
 usage: vllm_oracle.py [VERSION ...] [--cases N] [--seed S] [--jobs J] [--overlay NAME|venv] [--out DIR]
-Default: 0.33.0 0.19.0 0.25.0 0.30.0, 2000 cases each, seed 20261202, into tests/oracle/.
+Default: every release with a tests/oracle/vllm-RELEASE.jsonl, 2000 cases each, seed 20261202, into tests/oracle/.
 
 For each release: the CUDA wheel (.cache/wheels/vllm/, common.wheel_path) is unpacked once into
 .cache/src/vllm-VERSION/ without its compiled extensions (their module names are written to
@@ -36,6 +36,7 @@ import glob
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -49,7 +50,15 @@ sys.path.insert(0, HERE)
 import oracle  # noqa: E402  the SGLang oracle's model/GPU loaders (data/models, data/gpus.csv)
 import worker_pool  # noqa: E402
 
-DEFAULT_VERSIONS = ["0.33.0", "0.19.0", "0.25.0", "0.30.0"]
+
+
+def default_versions() -> list[str]:
+    """Every release the repository holds an oracle of (tests/oracle/vllm-RELEASE.jsonl): a new
+    release's file, once recorded, is regenerated with the others; no list to edit."""
+    names = glob.glob(os.path.join(ROOT, "tests", "oracle", "vllm-*.jsonl"))
+    return sorted((os.path.basename(n)[len("vllm-"):-len(".jsonl")] for n in names),
+                  key=lambda v: [int(x) if x.isdigit() else x for x in re.split(r"[.]", v)])
+
 DEFAULT_SEED = 20261202
 KV_GPUS = ["h100-sxm", "h200", "b200", "a100-80gb", "l40s", "rtx-pro-6000", "rtx-4090"]
 VENV = os.path.join(HERE, ".venv-vllm")
@@ -393,7 +402,7 @@ def main() -> None:
     ap.add_argument("--reuse-kv", action="store_true",
                     help="take the kv cases from the existing output file when its seed and count match")
     a = ap.parse_args()
-    versions = a.versions or DEFAULT_VERSIONS
+    versions = a.versions or default_versions()
     os.makedirs(a.out, exist_ok=True)
     for v in versions:
         t0 = time.time()

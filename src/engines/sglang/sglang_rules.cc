@@ -9,15 +9,19 @@
 #include "core/text.h"
 #include "engines/pypi_releases.h"
 #include "engines/release_flags.h"
+#include "engines/rules_currency.h"
 #include "engines/unmodelled_changes.h"
 
 namespace servescope::sglang {
 namespace {
 
-// The newest main date the rules follow: release 0.5.23's approximate cut. Change points up to
-// 2026-08-22 were read in git history (docs/research/currency-2026-12.md); later ones are
-// learned from the release wheels and checked against them (tests/oracle/sglang-*.jsonl).
-constexpr std::string_view kNewestDate = "2026-10-26";
+// The newest main date the rules follow: the cut of data/rules-currency.tsv's sglang release.
+// Change points up to 2026-08-22 were read in git history (docs/research/currency-2026-12.md);
+// later ones are learned from the release wheels and checked against them
+// (tests/oracle/sglang-*.jsonl).
+std::string_view newest_date() {
+  return rules_currency("sglang").main_date;
+}
 
 using R = SglangRules;
 
@@ -316,7 +320,7 @@ const std::vector<ChangePoint>& change_points() {
 }
 
 std::string_view newest_modelled_date() {
-  return kNewestDate;
+  return newest_date();
 }
 
 RuleVariant rules_for_date(std::string_view date, const std::vector<std::string>& cherry_picks) {
@@ -356,12 +360,12 @@ Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
     return v;
   }
   if (is_date(spec)) {
-    if (spec > kNewestDate) {
+    if (spec > newest_date()) {
       return EngineVersion{
           spec,
-          std::string(kNewestDate),
+          std::string(newest_date()),
           fmt::format("main {} is newer than the newest modelled date; rules of {} apply", spec,
-                      kNewestDate),
+                      newest_date()),
           {},
           ""};
     }
@@ -379,16 +383,16 @@ Result<EngineVersion> resolve_sglang_version(std::string_view spec_view) {
   auto clamp = [&](EngineVersion v, const std::string& cut) {
     v.release = ReleaseFlagTables::of("sglang").release(name).value_or("");
     v.unmodelled_changes = !unmodelled.empty();
-    if (cut > kNewestDate) {
-      v.main_date = std::string(kNewestDate);
+    if (cut > newest_date()) {
+      v.main_date = std::string(newest_date());
       v.basis += fmt::format(
-          "; newer than the newest modelled rules (main {} = release 0.5.23): those apply, "
+          "; newer than the newest modelled rules (main {} = release {}): those apply, "
           "the changes after them are not modelled",
-          kNewestDate);
+          newest_date(), rules_currency("sglang").release);
       v.rules_gap = fmt::format(
-          "sglang {} was cut after the newest modelled rules (main {} = release 0.5.23): the "
+          "sglang {} was cut after the newest modelled rules (main {} = release {}): the "
           "capacity figures follow those rules{}; flags are judged by {}'s own parser",
-          name, kNewestDate, unmodelled, name);
+          name, newest_date(), rules_currency("sglang").release, unmodelled, name);
     }
     if (v.rules_gap.empty() && !unmodelled.empty())
       v.rules_gap = fmt::format("sglang {} is modelled to its cut (main {}){}", name, v.main_date,

@@ -9,14 +9,19 @@
 #include "core/text.h"
 #include "engines/pypi_releases.h"
 #include "engines/release_flags.h"
+#include "engines/rules_currency.h"
 #include "engines/unmodelled_changes.h"
 
 namespace servescope::vllm {
 namespace {
 
-// Read in git history to 2026-08-20 (docs/research/currency-2026-12.md §2.2); after that the
-// release wheels and their oracle cases (tests/oracle/vllm-*.jsonl) to release 0.33.0's cut.
-constexpr std::string_view kNewestDate = "2026-11-10";
+// The newest main date the rules follow: the cut of data/rules-currency.tsv's vllm release.
+// Read in git history to 2026-08-20 (docs/research/currency-2026-12.md §2.2); after that from
+// the release wheels and their oracle cases (tests/oracle/vllm-*.jsonl).
+std::string_view newest_date() {
+  return rules_currency("vllm").main_date;
+}
+
 constexpr std::string_view kOldestDate = "2025-08-01";
 
 using R = VllmRules;
@@ -209,7 +214,7 @@ VllmRules rules_for_date(std::string_view date) {
 }
 
 std::string_view newest_modelled_date() {
-  return kNewestDate;
+  return newest_date();
 }
 
 Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
@@ -223,12 +228,12 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
     return v;
   }
   if (is_date(spec)) {
-    if (spec > kNewestDate) {
+    if (spec > newest_date()) {
       return EngineVersion{
           spec,
-          std::string(kNewestDate),
+          std::string(newest_date()),
           fmt::format("main {} is newer than the newest modelled date; rules of {} apply", spec,
-                      kNewestDate),
+                      newest_date()),
           {},
           ""};
     }
@@ -252,16 +257,16 @@ Result<EngineVersion> resolve_vllm_version(std::string_view spec_view) {
   auto clamp = [&](EngineVersion v) {
     v.release = ReleaseFlagTables::of("vllm").release(name).value_or("");
     v.unmodelled_changes = !unmodelled.empty();
-    if (v.main_date > kNewestDate) {
-      v.main_date = std::string(kNewestDate);
+    if (v.main_date > newest_date()) {
+      v.main_date = std::string(newest_date());
       v.basis += fmt::format(
           "; newer than the newest modelled rules (main {}): those apply, the changes after "
           "them are not modelled",
-          kNewestDate);
+          newest_date());
       v.rules_gap = fmt::format(
           "vllm {} was cut after the newest modelled rules (main {}): the capacity figures "
           "follow those rules{}; flags are judged by {}'s own parser",
-          name, kNewestDate, unmodelled, name);
+          name, newest_date(), unmodelled, name);
     } else if (v.main_date < kOldestDate) {
       v.basis += fmt::format(
           "; older than the oldest modelled behaviour ({}): its rules are "
