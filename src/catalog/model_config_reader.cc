@@ -257,12 +257,21 @@ Status ConfigReader::read_attention(const json& text) {
       break;
     }
   }
+  // ChatGLM's groups count only with multi_query_attention (vLLM models/chatglm.py
+  // GLMAttention: multi_query_group_num if multi_query_attention else the heads).
+  if (text.contains("multi_query_group_num") && !text.value("multi_query_attention", true))
+    shape_.num_kv_heads = shape_.num_attention_heads;
   // ModelConfig._derive_model_shapes: head_dim defaults to hidden // heads, v_head_dim to it.
   shape_.head_dim = attention_free ? 0
                                    : get_int(text, "head_dim", false)
                                          .value_or(shape_.hidden_size / shape_.num_attention_heads);
   shape_.v_head_dim = shape_.head_dim;
-  shape_.intermediate_size = get_int(text, "intermediate_size", false).value_or(0);
+  // Megatron-style spellings (ChatGLM): ffn_hidden_size, and the padded vocabulary the
+  // embeddings are built with (vLLM models/chatglm.py reads padded_vocab_size).
+  shape_.intermediate_size = get_int(text, "intermediate_size", false)
+                                 .value_or(get_int(text, "ffn_hidden_size", false).value_or(0));
+  if (auto padded = get_int(text, "padded_vocab_size", false))
+    shape_.vocab_size = *padded;
   read_trait_shapes(text);
   // Class defaults when config.json omits the key: whether the config class ties the LM head to
   // the embeddings (data/config-defaults.tsv: the Gemma configs, GPT-2, OPT do); Qwen2 and
@@ -276,10 +285,11 @@ Status ConfigReader::read_attention(const json& text) {
   shape_.tie_word_embeddings =
       root_.value("tie_word_embeddings", text.value("tie_word_embeddings", tied_by_default));
   // Qwen2-VL and Qwen2.5-VL's language models are Qwen2's, biases included.
+  // ChatGLM says add_qkv_bias (vLLM: bias = add_bias_linear or add_qkv_bias on qkv).
   shape_.attention_bias = text.value(
-      "attention_bias", shape_.model_type == "qwen2" || shape_.model_type == "qwen2_moe" ||
-                            shape_.model_type == "qwen2_vl" || shape_.model_type == "qwen2_5_vl" ||
-                            shape_.model_type == "phi");
+      "attention_bias", text.value("add_qkv_bias", false) || shape_.model_type == "qwen2" ||
+                            shape_.model_type == "qwen2_moe" || shape_.model_type == "qwen2_vl" ||
+                            shape_.model_type == "qwen2_5_vl" || shape_.model_type == "phi");
   // PhiForCausalLM's MLP is fc1 -> gelu -> fc2, not a gated pair (modeling_phi.py::PhiMLP).
   // Apertus: up -> xIELU -> down (vLLM models/apertus.py ApertusMLP); Nemotron: up -> relu² ->
   // down (models/nemotron.py NemotronMLP).

@@ -26,7 +26,7 @@ import common
 # The keys servescope's reader asks for (src/catalog/model_config_reader.cc).
 STANDARD = {
     "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads",
-    "intermediate_size", "vocab_size", "max_position_embeddings", "head_dim",
+    "intermediate_size", "vocab_size", "max_position_embeddings", "head_dim", "n_head_kv",
 }
 
 
