@@ -75,3 +75,13 @@ def overlay_sets(engine: str, skip_prefixes: tuple = ()) -> list[tuple[str, str]
         if w and not w[0].startswith(("#",) + tuple(skip_prefixes)):
             out.append((w[0], os.path.join(HERE, f".venv-{engine}", "overlays", w[0])))
     return out
+
+
+def write_jsonl(path: str, header: dict, rows: list[dict]) -> None:
+    """An oracle file: the header line, then one compact line per row; written beside and
+    renamed, so a run that dies leaves the previous file whole."""
+    with open(path + ".tmp", "w") as f:
+        f.write(json.dumps(header) + "\n")
+        for r in rows:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    os.replace(path + ".tmp", path)

@@ -416,11 +416,9 @@ def main() -> None:
                   "pool_inputs": POOL_INPUTS if any("pool" in r for r in res) else None,
                   "preimport_failed": info.get("preimport_failed")}
         path = os.path.join(a.out, f"sglang-{v}.jsonl")
-        with open(path + ".tmp", "w") as f:
-            f.write(json.dumps(header) + "\n")
-            for r in res:
-                f.write(json.dumps(r, separators=(",", ":")) + "\n")
-        os.replace(path + ".tmp", path)
+        sys.path.insert(0, HERE)
+        import common
+        common.write_jsonl(path, header, res)
         print(f"sglang {v}: {ok}/{len(res)} resolved with {name} (transformers {tfv}), "
               f"{t2 - t0:.0f} s -> {os.path.relpath(path, ROOT)}", file=sys.stderr)
 

@@ -34,6 +34,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+import common  # noqa: E402  write_jsonl
 import oracle  # noqa: E402  release_tree, triton_stub_path, load_gpus, choose_package_set, PATCHES
 
 GPU = "h100-sxm"
@@ -164,11 +165,7 @@ def main() -> None:
               "date": datetime.date.today().isoformat(), "seconds": round(time.time() - t0, 1),
               "patches": oracle.PATCHES, "pool_inputs": oracle.POOL_INPUTS}
     path = os.path.join(ROOT, "tests", "oracle", "layouts", f"sglang-{a.version}.jsonl")
-    with open(path + ".tmp", "w") as f:
-        f.write(json.dumps(header) + "\n")
-        for r in sorted(res, key=lambda r: r["case"]):
-            f.write(json.dumps(r, separators=(",", ":")) + "\n")
-    os.replace(path + ".tmp", path)
+    common.write_jsonl(path, header, sorted(res, key=lambda r: r["case"]))
     print(f"sglang {a.version}: {ok}/{len(res)} cases pooled, {time.time() - t0:.0f} s -> "
           f"{os.path.relpath(path, ROOT)}", file=sys.stderr)
 

@@ -448,11 +448,9 @@ def main() -> None:
                               "import": info.get("import_s"), "jobs": a.jobs},
                   "mean_case_ms": info.get("mean_case_ms"), "probe_resolved": probe_ok,
                   "kv_reused_from": info.get("kv_reused_from")}
-        with open(path + ".tmp", "w") as f:
-            f.write(json.dumps(header) + "\n")
-            for r in res:
-                f.write(json.dumps(r, separators=(",", ":")) + "\n")
-        os.replace(path + ".tmp", path)
+        sys.path.insert(0, HERE)
+        import common
+        common.write_jsonl(path, header, res)
         print(f"vllm {v}: {ok}/{len(res)} resolved with {name}, {t2 - t0:.0f} s -> "
               f"{os.path.relpath(path, ROOT)} errors {errs}", file=sys.stderr)
 
