@@ -420,6 +420,14 @@ TEST(R4_10_HybridSwaAllowlist, OnlyListedArchitecturesGetASlidingWindowPool) {
   EXPECT_DOUBLE_EQ(num(gemma2, "kv_cell_bytes"), 42.0 * 8 * 256 * 2 * 2);
 }
 
+TEST(R4_10_HybridSwaAllowlist, AMainBranchDateTakesTheListOfTheReleaseCutByThen) {
+  PlanRequest r = cmd("--model-path google/gemma-2-9b-it", "h100-sxm");
+  r.engine = "sglang@2026-08-01";  // after 0.5.8's cut: the allowlist, which omits Gemma 2
+  EXPECT_EQ(plan_of(r).graph.find("swa_max_total_num_tokens"), nullptr);
+  r.engine = "sglang@2025-09-01";  // before it: every model with sliding layers but Gemma 3
+  EXPECT_NE(plan_of(r).graph.find("swa_max_total_num_tokens"), nullptr);
+}
+
 TEST(R4_10_HybridSwaAllowlist, BeforeTheAllowlistEverySlidingModelButGemma3GotOne) {
   // 0.5.7 predates is_hybrid_swa_model's set (data/sglang/hybrid-swa-architectures.tsv starts at
   // 0.5.8): the earlier reading, every model with sliding layers but Gemma 3, stands.

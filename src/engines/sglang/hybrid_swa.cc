@@ -3,10 +3,12 @@
 // text-only class) keeps one full pool: every layer caches every token.
 #include "engines/sglang/hybrid_swa.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "catalog/embedded_data.h"
+#include "core/text.h"
 #include "engines/pypi_releases.h"
 
 namespace servescope::sglang {
@@ -23,6 +25,7 @@ struct Span {
 struct Allowlist {
   std::vector<Span> spans;
   std::vector<int> first_release, newest_release;
+  std::vector<std::string> read;  // the releases read, oldest first
 };
 
 const Allowlist& allowlist() {
@@ -35,6 +38,8 @@ const Allowlist& allowlist() {
       const std::string_view read = text.substr(start, text.find('\n', start) - start);
       out.first_release = release_numbers(read.substr(0, read.find(' ')));
       out.newest_release = release_numbers(read.substr(read.rfind(' ') + 1));
+      for (std::string_view name : split(read, ' '))
+        out.read.emplace_back(name);
     }
     for (const auto& cols : tsv_rows(text)) {
       if (cols.size() >= 3 && cols[0] != "architecture")
@@ -46,12 +51,27 @@ const Allowlist& allowlist() {
   return kList;
 }
 
+// The newest release read whose main-branch cut (data/sglang/releases.csv) is on or before
+// `date`, or "" when none is.
+std::string release_cut_by(std::string_view date, const Allowlist& list) {
+  std::string out;
+  for (const auto& row : embedded_csv("sglang/releases.csv")) {
+    if (row.size() >= 2 && row[1] <= date &&
+        std::find(list.read.begin(), list.read.end(), row[0]) != list.read.end() &&
+        (out.empty() || release_numbers(row[0]) > release_numbers(out)))
+      out = row[0];
+  }
+  return out;
+}
+
 }  // namespace
 
-bool hybrid_swa_pools(std::string_view release, const ModelShape& m) {
+bool hybrid_swa_pools(const EngineVersion& version, const ModelShape& m) {
   if (!m.has_sliding_window())
     return false;
   const Allowlist& list = allowlist();
+  const std::string release =
+      version.release.empty() ? release_cut_by(version.main_date, list) : version.release;
   const std::vector<int> r = release_numbers(release);
   if (r < list.first_release)
     return m.model_type != "gemma3" && m.model_type != "gemma3_text";

@@ -24,14 +24,13 @@ void resolve_kv_pool(PlanContext& ctx) {
   const std::string prefix = "config.json " + m.text_prefix;
 
   // Layers with a KV cache on this pipeline stage (the largest stage sets the PP minimum).
-  const bool hybrid_swa =
-      ctx.rules.hybrid_swa_pools && hybrid_swa_pools(ctx.scenario.version.release, m);
+  const bool hybrid_swa = ctx.rules.hybrid_swa_pools && hybrid_swa_pools(ctx.scenario.version, m);
   if (m.has_sliding_window() && !hybrid_swa) {
     ctx.finding(Severity::kInfo, "sliding-window-in-full-pool", {},
                 fmt::format("SGLang {} gives {} one full KV pool: its sliding-window layers cache "
                             "every token, as the full layers do (configs/model_config.py::"
                             "is_hybrid_swa_model does not list the architecture)",
-                            ctx.scenario.version.release, m.architecture),
+                            ctx.scenario.version.label, m.architecture),
                 "R4.10", "configs/model_config.py::is_hybrid_swa_model");
   }
   int full_layers =
