@@ -211,10 +211,19 @@ void resolve_attention_backend_and_page_size(PlanContext& ctx) {
          chosen.source,
          {"arg.attention_backend", "gpu_compute_capability"}});
 
+  // R2.11: model_overrides/deepseek_v2.py (DSA arm): DeepSeek V3.2 and GLM-5 on a CUDA GPU take
+  // page size 64 (× index_kpool, 1 unless the config pools index keys), over a typed one.
+  if (m.uses_sparse_mla() && !gpu.is_amd) {
+    declared_page = 64;
+    page = declared_page;
+  }
   // R2.11: overrides.py::_mla_backend_page_constraints — the page snaps of the chosen backends.
-  std::string page_why = page ? (declared_page ? std::string("Declared by the model override.")
-                                               : std::string("--page-size as typed."))
-                              : std::string("CUDA defaults to page size 1.");
+  std::string page_why =
+      page ? (declared_page ? std::string(m.uses_sparse_mla()
+                                              ? "DeepSeek Sparse Attention on CUDA: page size 64."
+                                              : "Declared by the model override.")
+                            : std::string("--page-size as typed."))
+           : std::string("CUDA defaults to page size 1.");
   auto uses = [&](std::string_view name) { return b == name || decode == name; };
   if (uses("flashmla")) {
     page = 64;

@@ -2,6 +2,9 @@
 // with a command typed as a user would, asserting values computed by hand from the rule.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "tests/plan_fixture.h"
 
 namespace servescope::testing {
@@ -435,6 +438,38 @@ TEST(R4_10_HybridSwaAllowlist, BeforeTheAllowlistEverySlidingModelButGemma3GotOn
   r.engine = "sglang@0.5.7";
   Plan gemma2 = plan_of(r);
   EXPECT_NE(gemma2.graph.find("swa_max_total_num_tokens"), nullptr);
+}
+
+// --- R4.2b DeepSeek Sparse Attention ------------------------------------------------------
+
+// A DeepSeek V3.2-shaped config (MLA with an indexer), written for the test.
+std::string write_dsa_config() {
+  const auto path = std::filesystem::temp_directory_path() / "servescope-dsa-config.json";
+  std::ofstream(path) << R"({"architectures": ["DeepseekV32ForCausalLM"],
+    "model_type": "deepseek_v32", "hidden_size": 2048, "num_hidden_layers": 4,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 4096,
+    "moe_intermediate_size": 512, "n_routed_experts": 8, "num_experts_per_tok": 2,
+    "n_shared_experts": 1, "first_k_dense_replace": 1, "vocab_size": 1000,
+    "kv_lora_rank": 512, "q_lora_rank": 768, "qk_rope_head_dim": 64,
+    "qk_nope_head_dim": 128, "v_head_dim": 128, "index_topk": 2048, "index_head_dim": 128,
+    "index_n_heads": 64, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"})";
+  return path.string();
+}
+
+TEST(R4_2b_DsaIndexer, TheIndexerKeysJoinTheCellFrom053Post1AndThePageIs64) {
+  // pool_configurator.py::_compute_dsa_indexer_cell_size: (128 + 128/128·4) bytes per layer
+  // beside the latent's (512 + 64)·2; model_overrides/deepseek_v2.py: page size 64 on CUDA.
+  PlanRequest r = cmd("--model-path DSA", "h100-sxm");
+  r.model = write_dsa_config();
+  r.engine = "sglang@0.5.23";
+  Plan now = plan_of(r);
+  EXPECT_DOUBLE_EQ(num(now, "kv_cell_bytes"), 4 * (576.0 * 2 + 132));
+  EXPECT_EQ(num(now, "page_size.resolved"), 64);
+  EXPECT_FALSE(has_finding(now, "unmodelled-layer-shapes"));
+  r.engine = "sglang@0.5.3";  // before the indexer joined the cell: plain MLA, and a warning
+  Plan before = plan_of(r);
+  EXPECT_DOUBLE_EQ(num(before, "kv_cell_bytes"), 4 * 576.0 * 2);
+  EXPECT_TRUE(has_finding(before, "unmodelled-layer-shapes"));
 }
 
 }  // namespace

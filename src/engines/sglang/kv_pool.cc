@@ -65,13 +65,12 @@ void resolve_kv_pool(PlanContext& ctx) {
                     m.full_kv_heads > 0 ? m.full_kv_heads : m.num_kv_heads, m.kv_shared_layers),
         "R4.2", "mem_cache/memory_pool.py");
   }
-  // DeepSeek Sparse Attention (V3.2, GLM-5): SGLang keeps the indexer's keys in its NSA pool
-  // (mem_cache/memory_pool.py NSATokenToKVPool); modelled from vLLM's code only.
-  if (m.uses_sparse_mla()) {
+  // DeepSeek Sparse Attention (V3.2, GLM-5) before SGLang counted the indexer's keys in the cell.
+  if (m.uses_sparse_mla() && !ctx.rules.dsa_indexer_in_cell) {
     ctx.finding(Severity::kWarning, "unmodelled-layer-shapes", {},
-                fmt::format("{} uses DeepSeek Sparse Attention; SGLang's NSA pool (the indexer's "
-                            "{}-element fp8 keys beside the latent) is not modelled: every layer "
-                            "is sized as plain MLA",
+                fmt::format("{} uses DeepSeek Sparse Attention; this release's NSA pool (the "
+                            "indexer's {}-element fp8 keys beside the latent) is not modelled: "
+                            "every layer is sized as plain MLA",
                             m.model_type, m.mla->index_head_dim),
                 "R4.2", "mem_cache/memory_pool.py::NSATokenToKVPool");
   }
@@ -105,6 +104,17 @@ void resolve_kv_pool(PlanContext& ctx) {
                            mla.kv_lora_rank, mla.qk_rope_head_dim, full_layers, a.kv_bytes);
     cell_inputs.insert(cell_inputs.end(), {"kv_lora_rank", "qk_rope_head_dim"});
     cell_rule = "R4.2";
+    if (m.uses_sparse_mla() && ctx.rules.dsa_indexer_in_cell) {
+      // R4.2b pool_configurator.py::_compute_dsa_indexer_cell_size: each layer's indexer key,
+      // fp8 with one float scale per 128 elements, in uint8 (DSATokenToKVPool).
+      const int index_dim = mla.index_head_dim;
+      const double indexer = static_cast<double>(index_dim + index_dim / 128 * 4) * full_layers;
+      g.input("index_head_dim", index_dim, "", Origin::kModelConfig, prefix + "index_head_dim");
+      cell += indexer;
+      cell_why += fmt::format(" Plus the DSA indexer's keys: ({} + {}/128·4)·{} layers·1 byte.",
+                              index_dim, index_dim, full_layers);
+      cell_inputs.push_back("index_head_dim");
+    }
   } else {
     g.input("num_key_value_heads", m.num_kv_heads, "heads", Origin::kModelConfig,
             prefix + "num_key_value_heads");
