@@ -89,10 +89,24 @@ def transformers_defaults(listed: set[str], built: set[str]) -> list[dict]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# transformers 5.19 writes a Nemotron-H layer list with linear_attention / full_attention, which
+# SGLang 0.5.23's own NemotronHConfig rejects ("Must be one of: moe, attention, mamba, mlp");
+# the same layers in SGLang's names (as its checkpoints' configs load) are what it serves.
+SGLANG_LAYER_NAMES = {"nemotron_h": {"linear_attention": "mamba", "full_attention": "attention"}}
+
+
+def in_sglang_names(config: dict) -> dict:
+    names = SGLANG_LAYER_NAMES.get(config.get("model_type", ""))
+    if not names or not isinstance(config.get("layers_block_type"), list):
+        return config
+    return dict(config, layers_block_type=[names.get(t, t) for t in config["layers_block_type"]])
+
+
 def cases_for(version: str, vllm_release: str, budget_gib: float) -> list[dict]:
     gpu = next(g for g in oracle.load_gpus() if g["key"] == GPU)
     listed = listed_architectures(version)
-    configs = [(arch, folder, config, None) for arch, folder, config in layout_configs(vllm_release)]
+    configs = [(arch, folder, in_sglang_names(config), None)
+               for arch, folder, config in layout_configs(vllm_release)]
     built = {c[0] for c in configs}
     for d in transformers_defaults(listed, built):
         if "config" in d:
