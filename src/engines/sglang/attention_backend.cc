@@ -129,6 +129,12 @@ void resolve_attention_backend_and_page_size(PlanContext& ctx) {
     // R2.10: overrides.py::_llama4_overrides (model_overrides/llama4.py 0.5.20+).
     declared = platform_pick(gpu, "Llama 4");
     declared->source = "arg_groups/overrides.py::_llama4_overrides";
+  } else if (m.uses_sparse_mla() && t.all_unset()) {
+    // R2.10: model_overrides/deepseek_v2.py (DSA arm; server_args.py before 0.5.15): DeepSeek
+    // V3.2 and GLM-5 take the sparse-attention backend, which sets no page snap of its own.
+    declared = Choice{ctx.rules.dsa_backend_named_dsa ? "dsa" : "nsa",
+                      "DeepSeek Sparse Attention: its own attention backend.",
+                      "arg_groups/model_overrides/deepseek_v2.py"};
   } else if (contains_arch({"DeepseekV3ForCausalLM", "KimiK25ForConditionalGeneration",
                             "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"},
                            arch) &&

@@ -465,11 +465,16 @@ TEST(R4_2b_DsaIndexer, TheIndexerKeysJoinTheCellFrom053Post1AndThePageIs64) {
   Plan now = plan_of(r);
   EXPECT_DOUBLE_EQ(num(now, "kv_cell_bytes"), 4 * (576.0 * 2 + 132));
   EXPECT_EQ(num(now, "page_size.resolved"), 64);
+  EXPECT_EQ(text(now, "attention_backend.resolved"), "dsa");
   EXPECT_FALSE(has_finding(now, "unmodelled-layer-shapes"));
   r.engine = "sglang@0.5.3";  // before the indexer joined the cell: plain MLA, and a warning
   Plan before = plan_of(r);
   EXPECT_DOUBLE_EQ(num(before, "kv_cell_bytes"), 4 * 576.0 * 2);
   EXPECT_TRUE(has_finding(before, "unmodelled-layer-shapes"));
+  EXPECT_EQ(text(before, "attention_backend.resolved"), "nsa");  // renamed dsa in 0.5.13
+  r.gpu = "b200";  // on SM100 too: the DSA backend, no trtllm_mla/cutlass page snap
+  r.engine = "sglang@0.5.23";
+  EXPECT_EQ(num(plan_of(r), "page_size.resolved"), 64);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 // text-only class) keeps one full pool: every layer caches every token.
 #include "engines/sglang/hybrid_swa.h"
 
-#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/embedded_data.h"
@@ -25,7 +25,7 @@ struct Span {
 struct Allowlist {
   std::vector<Span> spans;
   std::vector<int> first_release, newest_release;
-  std::vector<std::string> read;  // the releases read, oldest first
+  std::vector<std::pair<std::string, std::string>> cuts;  // release read, its main-branch cut
 };
 
 const Allowlist& allowlist() {
@@ -38,8 +38,12 @@ const Allowlist& allowlist() {
       const std::string_view read = text.substr(start, text.find('\n', start) - start);
       out.first_release = release_numbers(read.substr(0, read.find(' ')));
       out.newest_release = release_numbers(read.substr(read.rfind(' ') + 1));
-      for (std::string_view name : split(read, ' '))
-        out.read.emplace_back(name);
+      for (const auto& row : embedded_csv("sglang/releases.csv")) {
+        for (std::string_view name : split(read, ' ')) {
+          if (row.size() >= 2 && row[0] == name)
+            out.cuts.emplace_back(row[0], row[1]);
+        }
+      }
     }
     for (const auto& cols : tsv_rows(text)) {
       if (cols.size() >= 3 && cols[0] != "architecture")
@@ -55,11 +59,9 @@ const Allowlist& allowlist() {
 // `date`, or "" when none is.
 std::string release_cut_by(std::string_view date, const Allowlist& list) {
   std::string out;
-  for (const auto& row : embedded_csv("sglang/releases.csv")) {
-    if (row.size() >= 2 && row[1] <= date &&
-        std::find(list.read.begin(), list.read.end(), row[0]) != list.read.end() &&
-        (out.empty() || release_numbers(row[0]) > release_numbers(out)))
-      out = row[0];
+  for (const auto& [release, cut] : list.cuts) {
+    if (cut <= date && (out.empty() || release_numbers(release) > release_numbers(out)))
+      out = release;
   }
   return out;
 }

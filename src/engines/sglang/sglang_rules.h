@@ -151,6 +151,7 @@ struct SglangRules {
   bool decode_max_bs_capped_by_running_requests = false;  // first in 0.5.22 (wheel diff)
   bool mla_prefill_max_bs_8192 = false;  // first in 0.5.23: MLA min(8192, chunked) (wheel diff)
   bool dsa_indexer_in_cell = false;      // first in 0.5.3.post1: DSA indexer keys in the cell size
+  bool dsa_backend_named_dsa = false;    // 0.5.13: the DSA attention backend nsa renamed dsa
 
   // R3.1
   // Which GPUs' free memory is psutil's (engines/shared_sysmem.h): by SM from 0.5.4, torch's
