@@ -114,11 +114,13 @@ inline void print_agreement(const std::string& engine,
   }
 }
 
-/// tests/oracle/ENGINE-RELEASE.jsonl, oldest release first by name order of their numbers.
-inline std::vector<OracleFile> read_oracle_files(const std::string& engine) {
+/// tests/oracle/[SUBDIR/]ENGINE-RELEASE.jsonl (the layouts files are in "layouts"), ordered by
+/// release name; a file's "generated_by" line is its header, every other line a case.
+inline std::vector<OracleFile> read_oracle_files(const std::string& engine,
+                                                 const std::string& subdir = "") {
   namespace fs = std::filesystem;
   std::vector<OracleFile> out;
-  const fs::path dir = fs::path(SERVESCOPE_SOURCE_DIR) / "tests" / "oracle";
+  const fs::path dir = fs::path(SERVESCOPE_SOURCE_DIR) / "tests" / "oracle" / subdir;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     const std::string prefix = engine + "-";

@@ -30,42 +30,13 @@
 #include "diagnose/scenario_builder.h"
 #include "engines/architecture_coverage.h"
 #include "engines/plan.h"
+#include "tests/oracle/oracle_cases.h"
 
 namespace servescope::testing {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-struct LayoutFile {
-  std::string release;
-  std::vector<json> records;
-};
-
-std::vector<LayoutFile> read_layout_files() {
-  std::vector<LayoutFile> out;
-  const fs::path dir = fs::path(SERVESCOPE_SOURCE_DIR) / "tests" / "oracle" / "layouts";
-  if (!fs::exists(dir))
-    return out;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("vllm-", 0) != 0 || entry.path().extension() != ".jsonl")
-      continue;
-    LayoutFile f;
-    f.release = name.substr(5, name.size() - 5 - 6);
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty())
-        continue;
-      json j = json::parse(line);
-      if (!j.contains("generated_by"))
-        f.records.push_back(std::move(j));
-    }
-    out.push_back(std::move(f));
-  }
-  return out;
-}
 
 struct Gap {
   std::string architecture, figure, cause;
@@ -203,10 +174,6 @@ std::map<std::string, std::string> servescope_figures(const Plan& plan) {
   return out;
 }
 
-struct Tally {
-  int compared = 0, matched = 0, named = 0;
-};
-
 // Every figure of every run (tp 1, and tp 2 where the record has one) of the modelled
 // architectures, with the gaps that explain disagreements.
 class LayoutComparison {
@@ -255,13 +222,13 @@ class LayoutComparison {
     for (const auto& [name, t] : by_figure_) {
       all.compared += t.compared;
       all.matched += t.matched;
-      all.named += t.named;
+      all.known += t.known;
     }
     std::printf(
         "vllm %s layouts: %d architectures built by the engine, %d modelled (and %d more "
         "configs of them); %d / %d figures agree (%.2f%%), %d named gaps\n",
         release.c_str(), built, modelled, variants, all.matched, all.compared,
-        100.0 * all.matched / std::max(1, all.compared), all.named);
+        100.0 * all.matched / std::max(1, all.compared), all.known);
     for (const auto& [name, t] : by_figure_)
       std::printf("  %-28s %5d / %5d\n", name.c_str(), t.matched, t.compared);
   }
@@ -288,7 +255,7 @@ class LayoutComparison {
     for (Gap& g : gaps_) {
       if (g.architecture == arch_ && (g.figure == figure || g.figure == "*")) {
         ++g.used;
-        ++t.named;
+        ++t.known;
         return;
       }
     }
@@ -304,13 +271,13 @@ class LayoutComparison {
 };
 
 TEST(VllmLayouts, EveryModelledArchitectureAgreesWithTheEnginesOwnModelCode) {
-  const std::vector<LayoutFile> files = read_layout_files();
+  const std::vector<OracleFile> files = read_oracle_files("vllm", "layouts");
   ASSERT_FALSE(files.empty()) << "no tests/oracle/layouts/vllm-*.jsonl: run "
                                  "tools/engine-sync/vllm_layouts.py";
   LayoutComparison cmp(vllm_gaps());
-  for (const LayoutFile& file : files) {
+  for (const OracleFile& file : files) {
     int built = 0, modelled = 0, variants = 0;
-    for (const json& record : file.records) {
+    for (const json& record : file.cases) {
       if (record.contains("error") || !record.contains("layers"))
         continue;
       // A variant (layout_configs.json) is another config of an architecture counted already.
@@ -336,12 +303,12 @@ TEST(VllmLayouts, EveryModelledArchitectureAgreesWithTheEnginesOwnModelCode) {
 // A config whose architecture has a named gap plans with a warning that names it, so a user sees
 // that its weights (here: the uncounted vision tower) are not the engine's.
 TEST(VllmLayouts, APlanOfAnArchitectureWithANamedGapSaysSo) {
-  const auto files = read_layout_files();
+  const auto files = read_oracle_files("vllm", "layouts");
   ASSERT_FALSE(files.empty());
   const fs::path dir = fs::temp_directory_path() / "servescope-layout-gap-test";
   fs::create_directories(dir);
   int planned = 0;
-  for (const json& record : files.front().records) {
+  for (const json& record : files.front().cases) {
     const std::string arch = record.value("architecture", "");
     if (record.contains("error") || record.contains("variant") ||
         layout_gap_note("vllm", arch).empty())
