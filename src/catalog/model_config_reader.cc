@@ -299,7 +299,10 @@ Status ConfigReader::read_attention(const json& text) {
   // config says so (vLLM 0.34.0 builds a default Qwen3_5TextConfig gated: layouts oracle).
   const bool gated_family =
       shape_.model_type == "qwen3_next" || shape_.model_type.rfind("qwen3_5", 0) == 0;
-  shape_.attention_output_gate = text.value("attn_output_gate", gated_family);
+  // A family whose attention always has an output gate says so in its traits (gated-attention:
+  // AFMoE's gate_proj, vLLM models/afmoe.py).
+  shape_.attention_output_gate =
+      text.value("attn_output_gate", gated_family || row_->has("gated-attention"));
   if (auto sw = get_int(text, "sliding_window", false))
     shape_.sliding_window = *sw;
   // A Cohere 2 sliding layer sees [pos - sliding_window, pos]: a window of sliding_window + 1
@@ -535,8 +538,12 @@ Status ConfigReader::read_moe(const json& text, Family family) {
     for (int i = 0; i < shape_.num_layers; ++i)
       m.sparse_layers[static_cast<std::size_t>(i)] = i % *period == offset;
   }
-  m.first_dense_layers = get_int(text, "first_k_dense_replace", false)
-                             .value_or(get_int(text, "moe_layer_start_index", false).value_or(0));
+  // DeepSeek's first_k_dense_replace; ERNIE's moe_layer_start_index; AFMoE's and LFM2-MoE's
+  // num_dense_layers (vLLM models/afmoe.py: moe_enabled = layer_idx >= num_dense_layers).
+  m.first_dense_layers =
+      get_int(text, "first_k_dense_replace", false)
+          .value_or(get_int(text, "moe_layer_start_index", false)
+                        .value_or(get_int(text, "num_dense_layers", false).value_or(0)));
   m.moe_layer_step =
       get_int(text, "interleave_moe_layer_step", false)
           .value_or(get_int(text, "decoder_sparse_step", false)

@@ -22,7 +22,8 @@ struct LayoutRow {
   // What sets the family's usual shape apart, each a word of the traits column: plain-mlp (up →
   // act → down, no gate), qkv-bias, all-bias (every linear and norm has a bias),
   // learned-positions (an absolute position table; positions+2: two more rows, OPT), ffn-4x (a
-  // missing intermediate size is 4 × hidden), multi-query (multi_query: true means one KV head).
+  // missing intermediate size is 4 × hidden), multi-query (multi_query: true means one KV head),
+  // gated-attention (an output gate of heads × head_dim beside q, whatever the config says).
   std::vector<std::string> traits;
   bool has(std::string_view trait) const;
 };
