@@ -264,12 +264,6 @@ TEST(Fit, PricesRankByCost) {
   EXPECT_DOUBLE_EQ(c.cost, c.gpus * (c.gpu == "l40s" ? 0.8 : 2.5));
 }
 
-}  // namespace
-}  // namespace servescope
-
-namespace servescope {
-namespace {
-
 TEST(Fit, SglangKvTokensRaiseTheFractionByBisection) {
   const BuiltScenario b = base("python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "l40s");
   auto plan = b.engine->plan(b.scenario);
@@ -324,12 +318,6 @@ TEST(Fit, SglangLongestContextAndVllmRunningRequests) {
   EXPECT_NE(v.configurations.front().command.find("--max-num-seqs 2048"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace servescope
-
-namespace servescope {
-namespace {
-
 // --vary dp: replicas each plan as one engine; the target counts all of them, and each
 // replica's own figures replan as claimed.
 TEST(Fit, DataParallelReplicasShareTheTarget) {
@@ -360,12 +348,6 @@ TEST(Fit, DataParallelReplicasShareTheTarget) {
   EXPECT_TRUE(replicas) << "no configuration used replicas";
   expect_pruned_is_brute_force(b, t, s);
 }
-
-}  // namespace
-}  // namespace servescope
-
-namespace servescope {
-namespace {
 
 // --context L alone: the engine must start and serve requests of L tokens (one at least); a
 // length beyond the model's own is refused by the engine, and fit says which limit binds.

@@ -25,14 +25,15 @@ TEST(RulesCurrency, EachEnginesNewestModelledReleaseHasItsFlagsCutAndOracle) {
   }
 }
 
-// A release cut after the newest modelled one is planned with the newest rules and says so,
-// naming that release (the text comes from the data, not from a constant).
-TEST(RulesCurrency, ALaterReleaseIsPlannedWithTheNewestRulesAndSaysWhich) {
+// A main-branch date after the newest modelled release's cut is planned with that cut's rules
+// and says which date (both from the data, not from a constant).
+TEST(RulesCurrency, ALaterDateIsPlannedWithTheNewestRulesAndSaysWhich) {
   auto sglang = find_engine("sglang");
   ASSERT_TRUE(sglang) << sglang.message();
   auto v = (*sglang)->resolve_version("2099-01-01");
   ASSERT_TRUE(v) << v.message();
   EXPECT_EQ(v->main_date, rules_currency("sglang").main_date);
+  EXPECT_NE(v->basis.find(rules_currency("sglang").main_date), std::string::npos) << v->basis;
 }
 
 }  // namespace

@@ -438,6 +438,15 @@ TEST(R4_10_HybridSwaAllowlist, BeforeTheAllowlistEverySlidingModelButGemma3GotOn
   r.engine = "sglang@0.5.7";
   Plan gemma2 = plan_of(r);
   EXPECT_NE(gemma2.graph.find("swa_max_total_num_tokens"), nullptr);
+  // Before the rule of 2025-06-27 no model had a sliding-window pool, and the plan says why.
+  r.engine = "sglang@2025-06-01";
+  Plan early = plan_of(r);
+  EXPECT_EQ(early.graph.find("swa_max_total_num_tokens"), nullptr);
+  bool said = false;
+  for (const Finding& f : early.findings)
+    said = said || (f.code == "sliding-window-in-full-pool" &&
+                    f.message.find("no sliding-window pools") != std::string::npos);
+  EXPECT_TRUE(said);
 }
 
 // --- R4.2b DeepSeek Sparse Attention ------------------------------------------------------

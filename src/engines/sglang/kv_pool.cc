@@ -26,11 +26,14 @@ void resolve_kv_pool(PlanContext& ctx) {
   // Layers with a KV cache on this pipeline stage (the largest stage sets the PP minimum).
   const bool hybrid_swa = ctx.rules.hybrid_swa_pools && hybrid_swa_pools(ctx.scenario.version, m);
   if (m.has_sliding_window() && !hybrid_swa) {
+    const std::string why =
+        ctx.rules.hybrid_swa_pools
+            ? "configs/model_config.py::is_hybrid_swa_model does not list the architecture"
+            : "this release has no sliding-window pools; they came on 2025-06-27, #6563";
     ctx.finding(Severity::kInfo, "sliding-window-in-full-pool", {},
                 fmt::format("SGLang {} gives {} one full KV pool: its sliding-window layers cache "
-                            "every token, as the full layers do (configs/model_config.py::"
-                            "is_hybrid_swa_model does not list the architecture)",
-                            ctx.scenario.version.label, m.architecture),
+                            "every token, as the full layers do ({})",
+                            ctx.scenario.version.label, m.architecture, why),
                 "R4.10", "configs/model_config.py::is_hybrid_swa_model");
   }
   int full_layers =
