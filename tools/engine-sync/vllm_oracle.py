@@ -68,7 +68,10 @@ PATCHES = ("stubs: every compiled extension module of the wheel (*.so names, e.g
            "torch.library.register_fake ignores them; inert torchvision (0.28.0); the no-triton "
            "placeholder's triton.Config gets attributes; vllm.platforms.current_platform = a "
            "CudaPlatformBase subclass answering the case's GPU (capability, name, total memory "
-           "= memory_mib of data/gpus.csv, 8 devices, fully connected); registry._run_in_subprocess "
+           "= memory_mib of data/gpus.csv, 8 devices, fully connected) and the wheel's CUDA runtime "
+           "(get_cuda_runtime_major: libcudart.so.N of its _C*.so); linear-attention layers get "
+           "MambaBase stand-ins declaring the release's GDN prefill checkpoint alignment; "
+           "registry._run_in_subprocess "
            "runs in-process; torch.empty/zeros(device='cuda') give meta tensors (module-level workspaces, "
            "cutlass_mla.py); the flashinfer-python the wheel pins (overlays-vllm.txt flashinfer-VER, "
            "pure Python, imported for real) with VLLM_HAS_FLASHINFER_CUBIN=1 (its kernels present, as a "
@@ -289,7 +292,8 @@ def run_workers(version: str, overlay: str, cases: list[dict], jobs: int) -> tup
     # with the switch vLLM's has_flashinfer_cubin() reads; no nvcc is needed then.
     env = dict(os.environ, VLLM_HAS_FLASHINFER_CUBIN="1", PYTHONDONTWRITEBYTECODE="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                PYTHONWARNINGS="ignore", VLLM_LOGGING_LEVEL="CRITICAL", VLLM_NO_USAGE_STATS="1",
-               VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+               VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"),
+               ORACLE_CUDA_RUNTIME=str(wheel_cuda_major(version)))
     env.pop("PYTHONPATH", None)
     try:
         oracle.write_models(os.path.join(tmp, "models"))
@@ -299,6 +303,20 @@ def run_workers(version: str, overlay: str, cases: list[dict], jobs: int) -> tup
                              out])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def wheel_cuda_major(version: str) -> int:
+    """The CUDA runtime major the release's wheel is built against: its compiled _C*.so need
+    libcudart.so.N (0 when no such library is named)."""
+    import common
+    import re as _re
+    with zipfile.ZipFile(common.wheel_path("vllm", version)) as z:
+        for n in z.namelist():
+            if _re.match(r"vllm/_C.*\.so$", n):
+                m = _re.search(rb"libcudart\.so\.(\d+)", z.read(n))
+                if m:
+                    return int(m.group(1))
+    return 0
 
 
 def probe_cases() -> list[dict]:

@@ -134,6 +134,12 @@ def install_platform():
         def num_compute_units(cls, device_id=0):
             return GPU["sms"]
 
+        @classmethod
+        def get_cuda_runtime_major(cls):
+            # The CUDA runtime the release's wheel is built against (vllm_oracle.wheel_cuda_major:
+            # its _C*.so need libcudart.so.N), not the CPU torch's none.
+            return int(os.environ.get("ORACLE_CUDA_RUNTIME", "0"))
+
     P._current_platform = FakeCuda()
     P.current_platform = P._current_platform
     return P._current_platform
@@ -244,6 +250,55 @@ def register_standins(cfg, mods, backend) -> None:
     for name, kind in layer_plan(cfg):
         if kind != "mamba":
             ctx[name] = StandIn()
+    register_mamba_standins(cfg, ctx)
+
+
+def gdn_checkpoint_alignment(cfg):
+    """The prefill checkpoint alignment a Gated-DeltaNet layer of the release declares (0.33+:
+    FLASHINFER_GDN_CHECKPOINT_ALIGNMENT in mamba cache mode align when the release's own
+    _resolve_gdn_prefill_backend picks FlashInfer), None where it declares none."""
+    try:
+        from vllm.model_executor.layers.mamba.gdn import qwen_gdn_linear_attn as gdn
+        from vllm.v1.attention.backends.gdn_attn import FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
+    except ImportError:
+        return None
+    if getattr(cfg.cache_config, "mamba_cache_mode", None) != "align":
+        return None
+    if gdn._resolve_gdn_prefill_backend(cfg)[1] != "flashinfer":
+        return None
+    return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
+
+
+def register_mamba_standins(cfg, ctx) -> None:
+    """One MambaBase stand-in per linear-attention layer, declaring the layer's prefill checkpoint
+    alignment (what Platform._align_hybrid_block_size reads through
+    get_mamba_prefill_checkpoint_alignment); releases before 0.33 read none."""
+    try:
+        from vllm.model_executor.layers.mamba.abstract import MambaBase
+    except ImportError:
+        return
+    if not hasattr(MambaBase, "get_prefill_checkpoint_alignment"):
+        return
+    alignment = gdn_checkpoint_alignment(cfg)
+    body = {n: (lambda self, *a, **k: None) for n in getattr(MambaBase, "__abstractmethods__", ())}
+    body["get_prefill_checkpoint_alignment"] = lambda self: alignment
+    try:  # the selector asks the layer's mamba type for its backend (GDN_ATTN)
+        from vllm.v1.attention.backends.registry import MambaAttentionBackendEnum
+        body["mamba_type"] = property(lambda self: MambaAttentionBackendEnum.GDN_ATTN)
+    except ImportError:
+        pass
+    MambaStandIn = type("MambaStandIn", (MambaBase,), body)
+    for name, kind in layer_plan(cfg):
+        if kind == "mamba":
+            layer = object.__new__(MambaStandIn)
+            torch_module_init(layer)
+            ctx[name] = layer
+
+
+def torch_module_init(obj) -> None:
+    import torch.nn as nn
+    if isinstance(obj, nn.Module):
+        nn.Module.__init__(obj)
 
 
 def build_specs(cfg, mods) -> tuple[dict, dict]:
@@ -276,10 +331,15 @@ def build_specs(cfg, mods) -> tuple[dict, dict]:
         dtypes = model_cls.get_mamba_state_dtype_from_config(cfg)
         mtype = getattr(mods.get("mamba_enum"), "GDN_ATTN", None) or "gdn_attention"
         spec_tokens = cfg.speculative_config.num_speculative_tokens if cfg.speculative_config else 0
+        checkpoint = {}
+        if gdn_checkpoint_alignment(cfg) is not None:  # qwen_gdn_linear_attn.get_kv_cache_spec
+            from vllm.model_executor.layers.mamba.abstract import get_mamba_prefill_checkpoint_grid
+            checkpoint = dict(num_prefill_checkpoint_blocks=1,
+                              prefill_checkpoint_alignment=get_mamba_prefill_checkpoint_grid(cfg))
         mamba = filtered(kvi.MambaSpec, shapes=tuple(shapes), dtypes=tuple(dtypes), block_size=cc.mamba_block_size,
                          page_size_padded=cc.mamba_page_size_padded, mamba_type=mtype,
                          mamba_cache_mode=getattr(cc, "mamba_cache_mode", None),
-                         num_speculative_blocks=spec_tokens)
+                         num_speculative_blocks=spec_tokens, **checkpoint)
     for name, kind in layer_plan(cfg):
         if kind == "mamba":
             specs[name] = mamba

@@ -40,7 +40,8 @@ bool is_attention(SpecKind k) {
 std::string slot_type(const LayerSpec& s) {
   if (is_attention(s.kind))
     return "full";
-  return fmt::format("{}:{}:{}", static_cast<int>(s.kind), s.window, s.spec_blocks);
+  return fmt::format("{}:{}:{}:{}", static_cast<int>(s.kind), s.window, s.spec_blocks,
+                     s.checkpoint_blocks);
 }
 
 // V4.1 get_kv_cache_groups.
@@ -171,7 +172,7 @@ std::int64_t max_usage(const LayerSpec& s, const Sizing& z) {
       if (z.mamba_mode == "all")
         return cdiv(z.max_model_len, s.block_size) * s.page_bytes;
       if (z.mamba_mode == "align")
-        return s.page_bytes * (2 + s.spec_blocks);
+        return s.page_bytes * (2 + s.spec_blocks + s.checkpoint_blocks);
       return s.page_bytes * (1 + s.spec_blocks);
   }
   return 0;

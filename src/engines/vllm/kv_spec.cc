@@ -131,6 +131,42 @@ std::int64_t recurrent_state_page(PlanContext& ctx, std::int64_t spec_k) {
   return conv + ssm;
 }
 
+// V3.5b (0.33.0+): in mamba cache mode align, the block is also a multiple of the Mamba layers'
+// prefill checkpoint alignment (platforms/interface.py::_align_hybrid_block_size, lcm with
+// get_mamba_prefill_checkpoint_alignment). Gated-DeltaNet layers on FlashInfer's prefill kernel
+// export one every 64 tokens (FLASHINFER_GDN_CHECKPOINT_ALIGNMENT, qwen_gdn_linear_attn.py); the
+// kernel is chosen (_resolve_gdn_prefill_backend) on SM 9.0, and on SM 10.x/12.x when
+// linear_key_head_dim is 128 and the CUDA runtime is 13 or newer — the runtime vLLM's PyPI wheels
+// (0.27.0 … 0.34.0) are built against (their _C*.so need libcudart.so.13).
+std::int64_t gdn_checkpoint_alignment(PlanContext& ctx) {
+  const ModelShape& m = ctx.scenario.model;
+  const GpuSpec& gpu = ctx.scenario.hardware.gpu;
+  if (!ctx.rules.gdn_checkpoint_alignment || !m.linear ||
+      m.linear->kind != RecurrentKind::kGatedDeltaNet || gpu.is_amd || gpu.is_cpu)
+    return 1;
+  const std::string requested = ctx.in.optional_text("gdn_prefill_backend").value_or("auto");
+  if (requested != "auto" && requested != "flashinfer")
+    return 1;
+  const bool hopper = gpu.compute_capability == "9.0";
+  const bool blackwell =
+      (gpu.cc_major == 10 || gpu.cc_major == 12) && m.linear->key_head_dim == 128;
+  if (!hopper && !blackwell)
+    return 1;
+  ctx.graph().add({"mamba_checkpoint_alignment",
+                   std::int64_t{64},
+                   "tokens",
+                   "V3.5b",
+                   fmt::format("Prefix caching on a Gated-DeltaNet hybrid: FlashInfer's GDN "
+                               "prefill kernel ({}) exports a checkpoint every 64 tokens, so the "
+                               "block is a multiple of 64.",
+                               hopper ? "SM 9.0" : "SM 10.x/12.x, key heads of 128, CUDA 13"),
+                   "vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py::"
+                   "_resolve_gdn_prefill_backend; platforms/interface.py::"
+                   "_align_hybrid_block_size",
+                   {"mamba_cache_mode", "gpu.compute_capability", "arg.gdn_prefill_backend"}});
+  return 64;
+}
+
 constexpr char kDrafterSpec[] = "vllm/v1/worker/gpu/model_runner.py::get_kv_cache_spec (drafter)";
 
 // Drafting methods that keep no KV of their own: n-gram lookups and heads on the target's hidden
@@ -322,6 +358,7 @@ void resolve_kv_specs(PlanContext& ctx) {
   // V3.5 hybrid attention/mamba block alignment.
   std::int64_t mamba_page = 0;
   std::int64_t mamba_block = a.block_size;
+  std::int64_t checkpoint_blocks = 0;
   const bool attention_free = m.attention_free();
   if (attention_free) {
     // No attention page to align to: the state's block is the whole context in the none mode
@@ -346,8 +383,15 @@ void resolve_kv_specs(PlanContext& ctx) {
     // aligns to 64); before, the kernel's alone.
     // CPU_ATTN's kernel blocks are multiples of 32 (VC.2).
     const std::int64_t kernel = mla ? 64 : (ctx.scenario.hardware.gpu.is_cpu ? 32 : 16);
-    const std::int64_t align =
+    std::int64_t align =
         ctx.rules.hybrid_align_to_block_size ? std::max(kernel, a.block_size) : kernel;
+    if (a.mamba_cache_mode == "align") {
+      const std::int64_t checkpoint = gdn_checkpoint_alignment(ctx);
+      align = std::lcm(align, checkpoint);
+      // A layer that exports checkpoints keeps one more state block per request
+      // (qwen_gdn_linear_attn.py::get_kv_cache_spec: num_prefill_checkpoint_blocks=1).
+      checkpoint_blocks = checkpoint > 1 ? 1 : 0;
+    }
     std::int64_t needed = 0;
     std::string how;
     if (a.mamba_cache_mode == "all") {
@@ -467,6 +511,7 @@ void resolve_kv_specs(PlanContext& ctx) {
         if (attention_free)
           s.block_size = mamba_block;
         s.spec_blocks = a.spec_k;
+        s.checkpoint_blocks = checkpoint_blocks;
         break;
       case LayerKind::kNone:
         break;

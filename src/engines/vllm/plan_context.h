@@ -75,6 +75,8 @@ struct LayerSpec {
   std::int64_t page_bytes = 0;   // page_size_bytes (padded where vLLM pads)
   std::int64_t window = 0;       // sliding window or attention chunk
   std::int64_t spec_blocks = 0;  // MambaSpec.num_speculative_blocks
+  // MambaSpec.num_prefill_checkpoint_blocks: 1 for a layer exporting prefill checkpoints (V3.5b)
+  std::int64_t checkpoint_blocks = 0;
 
   /// A key that is equal exactly when vLLM's spec dataclasses compare equal.
   std::string key() const;

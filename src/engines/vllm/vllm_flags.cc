@@ -144,6 +144,14 @@ std::vector<FlagSpec> build_capacity_flags() {
     f.choices = {"all", "align", "none"};
   }
   {
+    FlagSpec& f = add(flag("--gdn-prefill-backend", "gdn_prefill_backend", T::kChoice,
+                           "None (auto: FlashInfer on SM 9.0, and on SM 10.x/12.x with key heads "
+                           "of 128 and CUDA 13)",
+                           "Gated-DeltaNet prefill kernel: FlashInfer's aligns prefix-cache "
+                           "checkpoints, and so the hybrid block, to 64 tokens (V3.5b)."));
+    f.choices = {"flashinfer", "triton", "cutedsl", "aiter_flydsl", "sycl", "hip"};
+  }
+  {
     FlagSpec& f = add(flag("--mamba-cache-dtype", "mamba_cache_dtype", T::kChoice, "auto",
                            "Mamba conv-state dtype."));
     f.choices = {"auto", "float32", "float16"};

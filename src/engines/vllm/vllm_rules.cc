@@ -47,6 +47,7 @@ VllmRules oldest_rules() {
   r.drafting_slots_cut_budget = true;
   r.tier_160gib = false;
   r.hybrid_align_to_block_size = false;
+  r.gdn_checkpoint_alignment = false;
   r.fit_leaves_null_block = false;
   r.in_flight_batches = false;
   r.system_memory_as_free = SystemMemoryAsFree::kNever;
@@ -143,6 +144,11 @@ const std::vector<ChangePoint> kChangePoints = {
      "an integrated GPU's total falls back to torch's when NVML has none; GB10 keeps the small "
      "batch defaults",
      [](R& r) { r.nvml_total_fallback = true; }},
+    // make wheel-grep ENGINE=vllm RE=FLASHINFER_GDN_CHECKPOINT_ALIGNMENT: first in 0.33.0.
+    {"2026-10-27", "release 0.33.0 (wheel grep; not in 0.32.0)",
+     "GDN layers on FlashInfer's prefill kernel export prefix-cache checkpoints every 64 tokens: "
+     "in mamba cache mode align the hybrid block is a multiple of 64",
+     [](R& r) { r.gdn_checkpoint_alignment = true; }},
     // Its oracle (tests/oracle/vllm-0.34.0.jsonl) agrees on every KV case once this applies.
     {"2026-11-10", "release 0.34.0 (wheel diff; not in 0.33.0)",
      "the default KV block is 64 tokens (CacheConfig.DEFAULT_BLOCK_SIZE; 16 before)",
