@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "catalog/dflash_layers.h"
 #include "catalog/model_layouts.h"
 #include "catalog/per_layer_features.h"
 #include "catalog/recurrent_layout.h"
@@ -192,6 +193,11 @@ Result<ModelShape> ConfigReader::read() {
   st = read_layers(*text, family);
   if (!st)
     return st.error();
+  if (is_dflash_drafter(root_, shape_)) {
+    st = read_dflash_layers(root_, shape_);  // a drafter config has no text_config
+    if (!st)
+      return error(st.message());
+  }
   st = read_per_layer_features(*text, shape_.text_prefix, shape_);
   if (!st)
     return error(st.message());

@@ -203,7 +203,8 @@ inline Result<Plan> plan_command(const std::string& engine, const std::string& r
 }
 
 /// tests/oracle/known-gaps.tsv: release and figure (each exact, a prefix ending in *, or *),
-/// condition (space-separated terms that must all hold: model=ORG/NAME, gpu=KEY, flag=--x
+/// condition (space-separated terms that must all hold: model=ORG/NAME, gpu=KEY,
+/// drafter=NAME (tools/engine-sync/drafter_configs.json), flag=--x
 /// (typed), noflag=--x, value=V (the engine's value), or *), and the cause.
 class KnownGaps {
  public:
@@ -232,7 +233,8 @@ class KnownGaps {
     std::vector<std::string> out;
     for (const Gap& g : gaps_) {
       const bool mine = prefix.empty()
-                            ? g.figure.rfind("pool.", 0) != 0 && g.figure.rfind("vllm.", 0) != 0
+                            ? g.figure.rfind("pool.", 0) != 0 && g.figure.rfind("vllm.", 0) != 0 &&
+                                  g.figure.rfind("drafters.", 0) != 0
                             : g.figure.rfind(prefix, 0) == 0;
       if (g.used == 0 && mine)
         out.push_back(
@@ -262,6 +264,8 @@ class KnownGaps {
       if (k == "model" && c["model"].get<std::string>() != v)
         return false;
       if (k == "gpu" && c["gpu"].get<std::string>() != v)
+        return false;
+      if (k == "drafter" && c.value("drafter", "") != v)
         return false;
       if (k == "flag" && argv.find(" " + v + " ") == std::string::npos &&
           argv.find(" " + v + "=") == std::string::npos)

@@ -405,7 +405,9 @@ def stub_dsl_kernel_modules(src: str) -> list[str]:
 
 def patch_cuda_runtime() -> None:
     """torch.cuda calls of model constructors (auxiliary streams/events for overlapped MoE,
-    current_device for buffers) answered without a GPU: inert streams and events, device 0."""
+    current_device for buffers, the SM count FlashInfer's TRT-LLM decode buffer is sized by on
+    SM100) answered without a GPU: inert streams and events, device 0, the faked GPU's
+    properties."""
     import torch
     import stubs
 
@@ -416,6 +418,28 @@ def patch_cuda_runtime() -> None:
     torch.cuda.current_device = lambda: 0
     torch.cuda.current_stream = lambda *a, **k: Inert()
     torch.cuda.stream = lambda *a, **k: __import__("contextlib").nullcontext()
+
+    class Properties:
+        @property
+        def multi_processor_count(self):
+            return ow.GPU["sms"]
+
+        @property
+        def total_memory(self):
+            return ow.GPU["mem"]
+
+        @property
+        def name(self):
+            return ow.GPU["name"]
+
+        @property
+        def major(self):
+            return ow.GPU["cap"][0]
+
+        @property
+        def minor(self):
+            return ow.GPU["cap"][1]
+    torch.cuda.get_device_properties = lambda *a, **k: Properties()
 
 
 def plain(v):
@@ -744,9 +768,9 @@ def error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg}"[:400]
 
 
-def main(argv: list[str]) -> None:
-    src, overlay, mode = argv[:3]
-    t0 = time.time()
+def setup(src: str, overlay: str):
+    """The oracle's bootstrap (vllm_oracle_worker.bootstrap) made fit for building models on the
+    meta device; returns (platform, mods). Shared with vllm_drafters_worker.py."""
     import torch
     factories = {n: getattr(torch, n) for n in ("empty", "zeros")}
     platform, mods = ow.bootstrap(src, overlay)
@@ -763,8 +787,15 @@ def main(argv: list[str]) -> None:
     import stubs
     stubs.install_subtree_stubs(sorted(NATIVE_LOADERS))
     patch_cuda_runtime()
-    import stubs  # torchaudio (a Requires-Dist of the wheel; native, tied to a torch build): inert
+    # torchaudio (a Requires-Dist of the wheel; native, tied to a torch build): inert
     stubs.install_stub_modules(["torchaudio"], {"torchaudio": "2.11.0"})
+    return platform, mods
+
+
+def main(argv: list[str]) -> None:
+    src, overlay, mode = argv[:3]
+    t0 = time.time()
+    platform, _ = setup(src, overlay)
     if mode == "list":
         with open(argv[3], "w") as f:
             json.dump(dict(registry_lists(), packages=package_versions()), f)

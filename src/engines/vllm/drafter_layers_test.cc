@@ -3,6 +3,9 @@
 // one full-attention layer of the target's shape, silently).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "tests/vllm_fixture.h"
 
 namespace servescope::testing {
@@ -55,6 +58,46 @@ TEST(VllmDrafterLayers, ASlidingDrafterJoinsTheHybridGrouping) {
   const std::string layers = text_of(p, "kv_layers");
   EXPECT_NE(layers.find("sliding_window"), std::string::npos) << layers;
   EXPECT_GT(value_of(p, "kv_cache_groups"), 1);
+}
+
+// A DFlash head for Qwen3-8B in a folder of its own (the speculative config's "model").
+std::string write_dflash(const std::string& name, const std::string& dflash_config) {
+  const auto dir = std::filesystem::temp_directory_path() / ("servescope-dflash-" + name);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json")
+      << R"({"architectures": ["DFlashDraftModel"], "model_type": "qwen3", "hidden_size": 4096,
+  "intermediate_size": 12288, "num_hidden_layers": 5, "num_attention_heads": 32,
+  "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+  "max_position_embeddings": 40960, "torch_dtype": "bfloat16", "dflash_config": )"
+      << dflash_config << "}";
+  return dir.string();
+}
+
+TEST(VllmDrafterLayers, ADFlashHeadWithUseSwaSlidesEveryLayerAndSplitsTheGroups) {
+  // models/qwen3_dflash.py::_resolve_layer_attention: use_swa without layer_types slides every
+  // layer with dflash_config.swa_window_size. 36 full + 5 sliding layers: group size 5, 8 full
+  // groups and 1 sliding (vLLM 0.34.0's own planning gives the same: vllm_drafters_test.cc).
+  VllmRun r;
+  r.engine = "vllm@0.34.0";
+  r.command =
+      "vllm serve Qwen/Qwen3-8B --max-model-len 16384 --no-enable-extensible-kv-cache "
+      "--speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 8, "
+      "\"model\": \"" +
+      write_dflash("swa", R"({"use_swa": true, "swa_window_size": 2048})") + "\"}'";
+  r.kv_memory = 20;
+  const Plan swa = vllm_plan(r);
+  EXPECT_EQ(text_of(swa, "kv_layers"), "36 full + 5 sliding_window");
+  EXPECT_EQ(value_of(swa, "kv_cache_groups"), 9);
+  EXPECT_FALSE(has_code(swa, "unmodelled-drafter"));
+  // Without use_swa the same head is five full layers in the target's one group.
+  r.command =
+      "vllm serve Qwen/Qwen3-8B --max-model-len 16384 --no-enable-extensible-kv-cache "
+      "--speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 8, "
+      "\"model\": \"" +
+      write_dflash("full", R"({"mask_token_id": 151669})") + "\"}'";
+  const Plan full = vllm_plan(r);
+  EXPECT_EQ(text_of(full, "kv_layers"), "41 full");
+  EXPECT_EQ(value_of(full, "kv_cache_groups"), 1);
 }
 
 }  // namespace
