@@ -134,6 +134,26 @@ TEST(ExtensibleKvCache, BlocksRoundEachSegmentUpToTheGranule) {
   EXPECT_EQ(vllm::blocks_within(bytes, strides, 5000, kGranule), 5000);
 }
 
+TEST(ExtensibleKvCache, EachPipelineStageFitsItsOwnSegmentsAndTheLeastWins) {
+  // 32 layers over 3 stages are 11 + 11 + 10 (get_pp_indices): the first stages have 11 layer
+  // segments to round, the last 10; finalize_extensible_kv_cache keeps the minimum.
+  const Plan p = vllm_plan(llama("--pipeline-parallel-size 3"));
+  ASSERT_TRUE(on(p));
+  const Node* blocks = p.graph.find("num_gpu_blocks");
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_NE(blocks->why.find("the minimum over pipeline stages"), std::string::npos) << blocks->why;
+  const auto measured = static_cast<std::int64_t>(value_of(p, "measured_kv_cache_bytes"));
+  const auto page = static_cast<std::int64_t>(value_of(p, "kv_page_bytes"));
+  const auto capacity = static_cast<std::int64_t>(value_of(p, "num_gpu_blocks.capacity"));
+  constexpr std::int64_t kGranule = 2 << 20;
+  const std::int64_t first =
+      vllm::blocks_within(measured, std::vector<std::int64_t>(11, page), capacity, kGranule);
+  const std::int64_t last =
+      vllm::blocks_within(measured, std::vector<std::int64_t>(10, page), capacity, kGranule);
+  ASSERT_LT(first, last);  // the case tells the stages apart
+  EXPECT_EQ(value_of(p, "num_gpu_blocks"), first);
+}
+
 TEST(ExtensibleKvCache, AnExplicitUtilizationBelowOneWarnsWhenItWithholdsAGibibyte) {
   const Plan p = vllm_plan(llama("--gpu-memory-utilization 0.9"));
   EXPECT_TRUE(on(p));

@@ -285,35 +285,51 @@ std::vector<std::pair<int, int>> pp_stages(int layers, int pp) {
 
 // V2.9: the blocks the measured bytes hold, each layer's segment rounded to the 2 MiB granule
 // (ExtensibleKVCache.blocks_within; utils/extensible_tensor.py::_MIN_GRANULARITY), at most the
-// capacity. Regions: one per layer, or per shared tensor where groups alias them.
-std::int64_t measured_blocks(PlanContext& ctx, const Grouping& gr, const std::vector<Group>& w0,
-                             std::int64_t capacity) {
-  Derivation& g = ctx.graph();
+// capacity. Regions: one per layer, or per shared tensor where groups alias them. Each worker
+// fits its own stage's segments; the engine keeps the minimum over workers
+// (kv_cache_planning.py::finalize_extensible_kv_cache).
+std::vector<std::int64_t> segment_strides(const Grouping& gr, const std::vector<Group>& w) {
   std::vector<std::int64_t> strides;
   if (gr.kind == Grouping::Kind::kUniformType) {
-    for (int l : w0.front().layers)
+    for (int l : w.front().layers)
       strides.push_back(gr.specs[static_cast<std::size_t>(l)].page_bytes);
   } else {
-    strides.assign(group_size_of(w0), gr.groups.front().spec.page_bytes);
+    strides.assign(group_size_of(w), gr.groups.front().spec.page_bytes);
   }
+  return strides;
+}
+
+std::int64_t measured_blocks(PlanContext& ctx, const Grouping& gr,
+                             const std::vector<std::vector<Group>>& workers,
+                             std::int64_t capacity) {
+  Derivation& g = ctx.graph();
   constexpr std::int64_t kGranule = 2 << 20;
   const auto measured = static_cast<std::int64_t>(g.value("measured_kv_cache_bytes").as_number());
-  const std::int64_t n = blocks_within(measured, strides, capacity, kGranule);
+  std::int64_t n = capacity;
+  std::size_t segments = 0;
+  for (const auto& w : workers) {
+    const std::vector<std::int64_t> strides = segment_strides(gr, w);
+    const std::int64_t fit = blocks_within(measured, strides, capacity, kGranule);
+    if (fit <= n) {
+      n = fit;
+      segments = strides.size();
+    }
+  }
   const Node* bytes_node = g.find("measured_kv_cache_bytes");
   const bool estimated = bytes_node != nullptr && bytes_node->origin == Origin::kEstimate;
-  g.add(
-      {"num_gpu_blocks",
-       n,
-       "blocks",
-       "V2.9",
-       fmt::format("{}The most blocks whose {} segments, each rounded up to 2 MiB, fit the "
-                   "measured {} bytes{} (\"Memory after warmup: … {} KV cache blocks … fit within "
-                   "the requested …\").",
-                   estimated ? "~" : "", strides.size(), measured,
-                   n == capacity ? ", capped at the capacity" : "", n),
-       "vllm/v1/worker/extensible_kv_cache.py::ExtensibleKVCache.blocks_within",
-       {"measured_kv_cache_bytes", "num_gpu_blocks.capacity", "kv_page_bytes"},
-       estimated ? Origin::kEstimate : Origin::kDerived});
+  g.add({"num_gpu_blocks",
+         n,
+         "blocks",
+         "V2.9",
+         fmt::format("{}The most blocks whose {} segments, each rounded up to 2 MiB, fit the "
+                     "measured {} bytes{}{} (\"Memory after warmup: … {} KV cache blocks … fit "
+                     "within the requested …\").",
+                     estimated ? "~" : "", segments, measured,
+                     workers.size() > 1 ? ", the minimum over pipeline stages" : "",
+                     n == capacity ? ", capped at the capacity" : "", n),
+         "vllm/v1/worker/extensible_kv_cache.py::ExtensibleKVCache.blocks_within",
+         {"measured_kv_cache_bytes", "num_gpu_blocks.capacity", "kv_page_bytes"},
+         estimated ? Origin::kEstimate : Origin::kDerived});
   return n;
 }
 
@@ -503,7 +519,7 @@ void resolve_kv_cache(PlanContext& ctx) {
     g.add({"num_gpu_blocks.capacity", blocks, "blocks", "V2.9",
            "The address space reserved before warmup: " + why,
            std::string(kUtils) + "::get_kv_cache_config_from_groups", inputs});
-    blocks = measured_blocks(ctx, gr, workers.front(), blocks);
+    blocks = measured_blocks(ctx, gr, workers, blocks);
     if (a.auto_fit_max_model_len)
       refit_after_warmup(ctx, gr, workers, z, blocks);
   } else {
