@@ -121,7 +121,8 @@ engine-release: $(WHEELS_VENV)/.complete $(BUILD)/build.ninja
 # SGLang ServerArgs oracle (tools/engine-sync/oracle.py, in .venv-sglang): each release's own
 # server-argument resolution on generated scenarios with the GPU faked -> tests/oracle/sglang-VERSION.jsonl
 # vLLM KV-cache oracle (tools/engine-sync/vllm_oracle.py, in .venv-vllm): each release's own KV planning
-# (get_kv_cache_configs, KV cache size / max concurrency) on generated scenarios -> tests/oracle/vllm-VERSION.jsonl
+# (get_kv_cache_configs, KV cache size / max concurrency) on generated scenarios -> tests/oracle/vllm-VERSION.jsonl,
+# and a target with each speculative drafter built by the release's own code -> tests/oracle/drafters/vllm-VERSION.jsonl
 #   make oracle [ORACLE_ENGINES=sglang] [ORACLE_VERSIONS="0.5.16 0.5.23"] [ORACLE_VLLM_VERSIONS="0.33.0"]
 #               [ORACLE_CASES=2000] [ORACLE_JOBS=2]
 ORACLE_ENGINES ?= sglang vllm
@@ -139,6 +140,8 @@ endif
 ifneq ($(filter vllm,$(ORACLE_ENGINES)),)
 	@tools/engine-sync/setup_venv.sh vllm
 	@python3 tools/engine-sync/vllm_oracle.py $(ORACLE_VLLM_VERSIONS) --cases $(ORACLE_CASES) --jobs $(ORACLE_JOBS)
+	@set -e; for v in $(or $(ORACLE_VLLM_VERSIONS),$(patsubst tests/oracle/drafters/vllm-%.jsonl,%,$(wildcard tests/oracle/drafters/vllm-*.jsonl))); do \
+	  python3 tools/engine-sync/vllm_drafters.py $$v --jobs $(ORACLE_JOBS); done
 endif
 
 # transformers' own config classes (in .venv-vllm, its pinned transformers): the keys a model_type

@@ -5,6 +5,7 @@
 // (tools/engine-sync/vllm_drafters.py; each file's first line names the command and seed).
 // servescope plans the same command, the drafter's config written to a folder the speculative
 // config names, with the case's available memory as its "Available KV cache memory".
+// A case the engine refuses is compared on that alone: servescope's plan must refuse it too.
 // A disagreement is a named gap (tests/oracle/known-gaps.tsv, figures prefixed "drafters.") or a
 // failure.
 #include <gtest/gtest.h>
@@ -89,25 +90,70 @@ struct Figure {
   double tolerance = 0;
 };
 
-TEST(VllmDrafters, EveryPlannedFigureAgreesOrIsANamedGap) {
-  const std::vector<OracleFile> files = read_oracle_files("vllm", "drafters");
-  ASSERT_FALSE(files.empty()) << "no tests/oracle/drafters/vllm-*.jsonl: run "
-                                 "tools/engine-sync/vllm_drafters.py";
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("servescope-drafters-{}", ::getpid());
-  const std::vector<Figure> figures = {
+const std::vector<Figure>& figures() {
+  static const std::vector<Figure> kFigures = {
       {"num_blocks", "num_gpu_blocks"},
       {"kv_cache_size_tokens", "gpu_kv_cache_size_tokens"},
       {"max_concurrency", "maximum_concurrency", 0.005 + 1e-9},
       {"block_size", "block_size.reported"},
   };
+  return kFigures;
+}
+
+// One case's figures: a case the engine refused is compared on that alone; otherwise the KV
+// figures, the layers by kind and the number of groups.
+void compare_case(Comparison& cmp, const std::string& release, const std::string& key,
+                  const json& c, const Plan& plan) {
+  auto compare = [&](const std::string& figure, const std::string& theirs, const Node* ours_node,
+                     const std::string& ours, bool match) {
+    cmp.record(release, "drafters." + figure, c, theirs, match, [&] {
+      return fmt::format("{}: {} engine {} servescope {}{}", key, figure, theirs, ours,
+                         ours_node == nullptr ? "" : " (" + ours_node->why + ")");
+    });
+  };
+  // A refusal the engine's code gave must be servescope's too. Not the other way: the oracle
+  // stops at the KV planning, before checks servescope also models (the Mamba blocks a FULL
+  // CUDA graph needs, compilation.py).
+  if (c.contains("error")) {
+    const std::string ours = plan.starts ? "starts" : "refuses: " + plan.startup_error;
+    compare("refusals", "refuses: " + c["error"].get<std::string>().substr(0, 160), nullptr, ours,
+            !plan.starts);
+    return;
+  }
+  const json& result = c["result"];
+  for (const Figure& f : figures()) {
+    if (!result.contains(f.engine_key) || result[f.engine_key].is_null())
+      continue;
+    const Node* ours = plan.graph.find(f.node);
+    const json& theirs = result[f.engine_key];
+    const std::string b = ours == nullptr ? "None" : canonical(ours->value);
+    bool match = canonical(theirs) == b;
+    if (!match && f.tolerance > 0 && ours != nullptr && ours->value.is_number())
+      match = std::fabs(theirs.get<double>() - ours->value.as_number()) <= f.tolerance;
+    compare(f.engine_key, canonical(theirs), ours, b, match);
+  }
+  const Node* layers = plan.graph.find("kv_layers");
+  const std::string theirs_layers = engine_layers(result["groups"]);
+  const std::string ours_layers = layers == nullptr ? "None" : our_layers(layers->value.to_string());
+  compare("layers", theirs_layers, layers, ours_layers, theirs_layers == ours_layers);
+  const Node* groups = plan.graph.find("kv_cache_groups");
+  const std::string theirs_groups = std::to_string(result["groups"].size());
+  const std::string ours_groups = groups == nullptr ? "None" : canonical(groups->value);
+  compare("groups", theirs_groups, groups, ours_groups, theirs_groups == ours_groups);
+}
+
+TEST(VllmDrafters, EveryPlannedFigureAgreesOrIsANamedGap) {
+  const std::vector<OracleFile> files = read_oracle_files("vllm", "drafters");
+  ASSERT_FALSE(files.empty()) << "no tests/oracle/drafters/vllm-*.jsonl: run "
+                                 "tools/engine-sync/vllm_drafters.py";
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("servescope-drafters-{}", ::getpid());
   Comparison cmp;
   int planned_cases = 0;
   for (const OracleFile& file : files) {
     const std::string placeholder = file.header.value("drafter_placeholder", "{drafter}");
     for (const json& c : file.cases) {
-      if (c.contains("error") || !c.contains("result"))
-        continue;  // the engine refused the command
-      const json& result = c["result"];
+      if (!c.contains("error") && !c.contains("result"))
+        continue;
       const json planned = command_of(c, placeholder, tmp / c["drafter"].get<std::string>());
       const std::string key = fmt::format("{} case {} ({} + {} on {}: {})", file.release,
                                           c["case"].get<long long>(), c["model"].get<std::string>(),
@@ -120,33 +166,7 @@ TEST(VllmDrafters, EveryPlannedFigureAgreesOrIsANamedGap) {
         continue;
       }
       ++planned_cases;
-      auto compare = [&](const std::string& figure, const std::string& theirs,
-                         const Node* ours_node, const std::string& ours, bool match) {
-        cmp.record(file.release, "drafters." + figure, c, theirs, match, [&] {
-          return fmt::format("{}: {} engine {} servescope {}{}", key, figure, theirs, ours,
-                             ours_node == nullptr ? "" : " (" + ours_node->why + ")");
-        });
-      };
-      for (const Figure& f : figures) {
-        if (!result.contains(f.engine_key) || result[f.engine_key].is_null())
-          continue;
-        const Node* ours = plan->graph.find(f.node);
-        const json& theirs = result[f.engine_key];
-        const std::string b = ours == nullptr ? "None" : canonical(ours->value);
-        bool match = canonical(theirs) == b;
-        if (!match && f.tolerance > 0 && ours != nullptr && ours->value.is_number())
-          match = std::fabs(theirs.get<double>() - ours->value.as_number()) <= f.tolerance;
-        compare(f.engine_key, canonical(theirs), ours, b, match);
-      }
-      // The layers of target and drafter, by kind; and how many groups they were split into.
-      const Node* layers = plan->graph.find("kv_layers");
-      const std::string theirs_layers = engine_layers(result["groups"]);
-      const std::string ours_layers = layers == nullptr ? "None" : our_layers(layers->value.to_string());
-      compare("layers", theirs_layers, layers, ours_layers, theirs_layers == ours_layers);
-      const Node* groups = plan->graph.find("kv_cache_groups");
-      const std::string theirs_groups = std::to_string(result["groups"].size());
-      const std::string ours_groups = groups == nullptr ? "None" : canonical(groups->value);
-      compare("groups", theirs_groups, groups, ours_groups, theirs_groups == ours_groups);
+      compare_case(cmp, file.release, key, c, *plan);
     }
   }
   fs::remove_all(tmp);

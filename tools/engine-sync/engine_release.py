@@ -15,7 +15,8 @@ Steps, each printed with its time:
   5. the capacity-relevant source against the previous release (engine_diff.py's files, plus
      any module those files newly import), written to .cache/release/ENGINE-VERSION/ to review;
   6. the oracle: the release's own code on CPU over the standard scenario set
-     (oracle.py / vllm_oracle.py -> tests/oracle/ENGINE-VERSION.jsonl);
+     (oracle.py / vllm_oracle.py -> tests/oracle/ENGINE-VERSION.jsonl; for vLLM also the
+     speculative drafters, vllm_drafters.py -> tests/oracle/drafters/vllm-VERSION.jsonl);
   7. the agreement of the current rules with it (build/oracle_tests);
   8. what is left for a person: each oracle figure that disagrees, as a row of
      data/ENGINE/unmodelled-changes.csv (appended unless --dry-run), so plans on the release warn
@@ -45,7 +46,11 @@ PY = sys.executable
 # (data/ENGINE/releases.csv: "PyPI upload less N days (as 0.5.19 / 0.21.0)").
 CUT_GAP_DAYS = {"sglang": 4, "vllm": 6}
 CUT_GAP_AS = {"sglang": "0.5.19", "vllm": "0.21.0"}
-ORACLE = {"sglang": ("oracle.py", "SglangOracle.*"), "vllm": ("vllm_oracle.py", "VllmOracle.*")}
+ORACLE = {"sglang": ("oracle.py", "SglangOracle.*"),
+          "vllm": ("vllm_oracle.py", "VllmOracle.*:VllmDrafters.*")}
+# vLLM: the target and its speculative drafters built by the release's own model code too
+# (vllm_drafters.py -> tests/oracle/drafters/vllm-VERSION.jsonl).
+DRAFTERS = {"vllm": "vllm_drafters.py"}
 
 
 class Step:
@@ -158,7 +163,7 @@ def review_diff(engine: str, prev: str, version: str, out_dir: str) -> str:
             f"review {os.path.relpath(out_dir, ROOT)}/")
 
 
-AGREE = re.compile(r"^(sglang|vllm) (\S+): (\d+) / (\d+) figures agree")
+AGREE = re.compile(r"^(sglang|vllm)(?: drafters)? (\S+): (\d+) / (\d+) figures agree")
 FIGURE = re.compile(r"^\s+(\S+)\s+(\d+) /\s+(\d+)\s+([\d.]+)%(?:\s+\((\d+) named gaps\))?")
 
 
@@ -253,7 +258,11 @@ def main() -> None:
         s = Step(6, "the oracle: the release's own code on this CPU")
         run([os.path.join(HERE, "setup_venv.sh"), e], check=True)
         run([PY, ORACLE[e][0], v, "--cases", str(o.cases), "--jobs", str(o.jobs)], check=True)
-        s.done(f"tests/oracle/{e}-{v}.jsonl")
+        made = [f"tests/oracle/{e}-{v}.jsonl"]
+        if e in DRAFTERS:
+            run([PY, DRAFTERS[e], v, "--jobs", str(o.jobs)], check=True)
+            made.append(f"tests/oracle/drafters/{e}-{v}.jsonl")
+        s.done(", ".join(made))
 
         s = Step(7, "the current rules against it")
         headline, short = agreement(e, v, o.build)

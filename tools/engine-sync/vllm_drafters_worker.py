@@ -6,7 +6,8 @@ Each case names a target model folder and a speculative config (its "model" a dr
 both folders hold a config.json.
 
 Per case, with the patches of vllm_layouts_worker.setup (the oracle's faked CUDA platform, models
-built on the meta device):
+built on the meta device) and Triton taken as present where the release picks its model runner
+(vllm.config.vllm.HAS_TRITON, as on a GPU install):
   1. EngineArgs(model=TARGET, speculative_config=SPEC, tensor_parallel_size, max_model_len,
      block_size, kv_cache_dtype, enable_prefix_caching, skip_tokenizer_init, enforce_eager,
      load_format="dummy").create_engine_config(usage_context=OPENAI_API_SERVER) (the release's SpeculativeConfig resolves the
@@ -88,12 +89,21 @@ def load_drafter(cfg, target):
     from vllm.model_executor.layers.attention_layer_base import AttentionLayerBase
     from vllm.utils.import_utils import resolve_obj_by_qualname
     sc = cfg.speculative_config
+    names = set(get_layers_from_vllm_config(cfg, AttentionLayerBase).keys())
+    if getattr(sc, "speculator_config", None) is None:
+        # Before 0.34 the model runner's init_speculator picks the class by method: built as the
+        # runner does, its buffers on the meta device.
+        import torch
+        from types import SimpleNamespace
+        from vllm.v1.worker.gpu.spec_decode import init_speculator
+        with torch.device("meta"), lw.cuda_on_meta():
+            sp = init_speculator(cfg, torch.device("meta"), SimpleNamespace())
+        return type(sp).__name__, sp.load_draft_model(target, names)
     cls = resolve_obj_by_qualname(sc.speculator_config.speculator_class)
     sp = object.__new__(cls)  # the loader reads the configs only; buffers are not made
     sp.vllm_config = cfg
     sp.speculative_config = sc
     sp.draft_model_config = sc.draft_model_config
-    names = set(get_layers_from_vllm_config(cfg, AttentionLayerBase).keys())
     draft = sp.load_draft_model(target, names)
     return cls.__name__, draft
 
@@ -152,6 +162,12 @@ def main(argv: list[str]) -> None:
     t0 = time.time()
     platform, mods = lw.setup(src, overlay)
     patch_get_model()
+    # A GPU install has Triton: VllmConfig.use_v2_model_runner (0.33) falls back to the V1 runner
+    # without it, whose feature checks refuse drafters the V2 runner serves (mixed sliding/full
+    # DFlash). The release's own choice is kept, with Triton present as it is on a GPU.
+    import vllm.config.vllm as config_vllm
+    if hasattr(config_vllm, "HAS_TRITON"):
+        config_vllm.HAS_TRITON = True
     cases = [json.loads(l) for l in open(inp)]
     tb = os.environ.get("ORACLE_TRACEBACK")
     tmp = tempfile.mkdtemp(prefix="vllm-drafters-")
