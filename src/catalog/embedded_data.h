@@ -12,7 +12,16 @@ struct EmbeddedFile {
   std::string_view contents;
 };
 
+/// The files of data/ as built into the binary (cmake/embed_data.cmake).
+const std::vector<EmbeddedFile>& built_in_files();
+
+/// The data in effect: the built-in files, each replaced by (and new ones added from) the file of
+/// the same relative path under $SERVESCOPE_DATA_DIR when that is set — a release's tables written
+/// by `make engine-release` are used without rebuilding.
 const std::vector<EmbeddedFile>& embedded_files();
+
+/// Why $SERVESCOPE_DATA_DIR cannot be used ("" when it is unset or a readable folder).
+std::string data_dir_error();
 
 /// The contents of data/<path>, or nullptr when no such file was embedded.
 const std::string_view* find_embedded_file(std::string_view path);

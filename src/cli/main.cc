@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "catalog/embedded_data.h"
 #include "cli/command.h"
 #include "core/text.h"
 
@@ -25,6 +26,8 @@ int run(int argc, char** argv) {
     print_usage();
     return argc < 2 ? static_cast<int>(ExitStatus::kUsage) : 0;
   }
+  if (const std::string bad = data_dir_error(); !bad.empty())
+    return static_cast<int>(usage_error(bad));
   const std::string name = argv[1];
   CommandArgs args;
   for (int i = 2; i < argc; ++i) {
