@@ -1,8 +1,10 @@
 // servescope: explain, predict and isolate the serving capacity of LLM servers.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include "catalog/embedded_data.h"
@@ -57,6 +59,15 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return servescope::run(argc, argv);
+  } catch (const std::logic_error& e) {
+    // A table that does not parse is a build defect, unless the user's data folder supplied it.
+    if (const char* dir = std::getenv("SERVESCOPE_DATA_DIR"); dir != nullptr && *dir != '\0') {
+      std::cerr << "servescope: error: " << e.what() << " (read from SERVESCOPE_DATA_DIR=" << dir
+                << "; fix the file or unset it)\n";
+      return 2;
+    }
+    std::cerr << "servescope: internal error: " << e.what() << "\n";
+    return 3;
   } catch (const std::exception& e) {
     std::cerr << "servescope: internal error: " << e.what() << "\n";
     return 3;

@@ -43,7 +43,8 @@ void append(const fs::path& file, const std::string& text) {
 class SyntheticRelease : public ::testing::Test {
  protected:
   void SetUp() override {
-    data_ = fs::temp_directory_path() / ("servescope-synthetic-release-" + std::to_string(getpid()));
+    data_ =
+        fs::temp_directory_path() / ("servescope-synthetic-release-" + std::to_string(getpid()));
     fs::remove_all(data_);
     fs::copy(fs::path(SERVESCOPE_SOURCE_DIR) / "data", data_, fs::copy_options::recursive);
     const fs::path v = data_ / "vllm";
@@ -95,6 +96,13 @@ TEST(DataDir, AFolderThatIsNotThereIsBadInput) {
   EXPECT_NE(bad.output.find("SERVESCOPE_DATA_DIR=/nonexistent/servescope-data is not a folder"),
             std::string::npos)
       << bad.output;
+}
+
+TEST_F(SyntheticRelease, ATableThatDoesNotParseIsBadInputNamingTheFolder) {
+  std::ofstream(data_ / "vllm" / "releases.csv") << "release,main_date,evidence\n\"unclosed\n";
+  const Outcome bad = servescope(with_data(), kPlan);
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("read from SERVESCOPE_DATA_DIR="), std::string::npos) << bad.output;
 }
 
 }  // namespace
