@@ -134,7 +134,8 @@ void compare_case(Comparison& cmp, const std::string& release, const std::string
   }
   const Node* layers = plan.graph.find("kv_layers");
   const std::string theirs_layers = engine_layers(result["groups"]);
-  const std::string ours_layers = layers == nullptr ? "None" : our_layers(layers->value.to_string());
+  const std::string ours_layers =
+      layers == nullptr ? "None" : our_layers(layers->value.to_string());
   compare("layers", theirs_layers, layers, ours_layers, theirs_layers == ours_layers);
   const Node* groups = plan.graph.find("kv_cache_groups");
   const std::string theirs_groups = std::to_string(result["groups"].size());
@@ -146,7 +147,8 @@ TEST(VllmDrafters, EveryPlannedFigureAgreesOrIsANamedGap) {
   const std::vector<OracleFile> files = read_oracle_files("vllm", "drafters");
   ASSERT_FALSE(files.empty()) << "no tests/oracle/drafters/vllm-*.jsonl: run "
                                  "tools/engine-sync/vllm_drafters.py";
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("servescope-drafters-{}", ::getpid());
+  const fs::path tmp =
+      fs::temp_directory_path() / fmt::format("servescope-drafters-{}", ::getpid());
   Comparison cmp;
   int planned_cases = 0;
   for (const OracleFile& file : files) {
@@ -155,10 +157,10 @@ TEST(VllmDrafters, EveryPlannedFigureAgreesOrIsANamedGap) {
       if (!c.contains("error") && !c.contains("result"))
         continue;
       const json planned = command_of(c, placeholder, tmp / c["drafter"].get<std::string>());
-      const std::string key = fmt::format("{} case {} ({} + {} on {}: {})", file.release,
-                                          c["case"].get<long long>(), c["model"].get<std::string>(),
-                                          c["drafter"].get<std::string>(),
-                                          c["gpu"].get<std::string>(), case_argv(planned));
+      const std::string key =
+          fmt::format("{} case {} ({} + {} on {}: {})", file.release, c["case"].get<long long>(),
+                      c["model"].get<std::string>(), c["drafter"].get<std::string>(),
+                      c["gpu"].get<std::string>(), case_argv(planned));
       auto plan = plan_command("vllm", file.release, planned,
                                c["available_bytes"].get<double>() / (1024.0 * 1024.0 * 1024.0));
       if (!plan) {

@@ -147,3 +147,32 @@ def install_subtree_stubs(prefixes):
     """Answer `import P[.anything]` for each package P (installed, but needing a GPU runtime
     when imported, e.g. flashinfer.comm's module-level libcudart handle) with inert stubs."""
     sys.meta_path.insert(0, _Finder(prefixes))
+
+
+# GPU-DSL packages the CUDA wheels require (CuTe-DSL router GEMMs, GDN chunk kernels, humming
+# quantized kernels, ...), not installed on this CPU machine.
+DSL_PACKAGES = ("cutlass", "quack", "tilelang", "tokenspeed_mla", "humming")
+
+
+def stub_dsl_kernel_modules(src):
+    """The release's Python kernel modules written in a GPU DSL (a top-level `import cutlass` /
+    quack / tilelang / humming ...) are inert stub modules, like the compiled extensions: the code
+    around them is the release's own. Returns the stubbed module names."""
+    import glob
+    import importlib.util
+    import os
+    import re
+    missing = [p for p in DSL_PACKAGES if importlib.util.find_spec(p.split(".")[0]) is None]
+    if not missing:
+        return []
+    pat = re.compile(r"^(?:import|from)\s+(%s)\b" % "|".join(re.escape(p) for p in missing), re.M)
+    names = []
+    root = os.path.join(src, "vllm")
+    for path in sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True)):
+        with open(path, errors="replace") as f:
+            if not pat.search(f.read()):
+                continue
+        rel = os.path.relpath(path, src)[:-3].replace(os.sep, ".")
+        names.append(rel[: -len(".__init__")] if rel.endswith(".__init__") else rel)
+    install_subtree_stubs(names)
+    return names

@@ -376,33 +376,6 @@ def cuda_on_meta():
 # Python shims that load one of the wheel's *.so files by path (not extracted here): stubbed with
 # the compiled extensions (the vendored DeepGEMM counts as installed, as in the CUDA wheel)
 NATIVE_LOADERS = {"vllm.third_party.deep_gemm._C"}
-DSL_PACKAGES = ("cutlass", "quack", "tilelang", "tokenspeed_mla", "humming")
-
-
-def stub_dsl_kernel_modules(src: str) -> list[str]:
-    """The release's Python kernel modules written in a GPU DSL (a top-level `import cutlass` /
-    quack / tilelang / ...: CuTe-DSL router GEMMs, GDN chunk kernels, ...; those packages are
-    requirements of the CUDA wheel, not installed here) are inert stub modules, like the compiled
-    extensions: the model code around them is the release's own."""
-    import importlib.util
-    import re
-    import stubs
-    missing = [p for p in DSL_PACKAGES if importlib.util.find_spec(p.split(".")[0]) is None]
-    if not missing:
-        return []
-    pat = re.compile(r"^(?:import|from)\s+(%s)\b" % "|".join(re.escape(p) for p in missing), re.M)
-    names = []
-    root = os.path.join(src, "vllm")
-    for path in sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True)):
-        with open(path, errors="replace") as f:
-            if not pat.search(f.read()):
-                continue
-        rel = os.path.relpath(path, src)[:-3].replace(os.sep, ".")
-        names.append(rel[: -len(".__init__")] if rel.endswith(".__init__") else rel)
-    stubs.install_subtree_stubs(names)
-    return names
-
-
 def patch_cuda_runtime() -> None:
     """torch.cuda calls of model constructors (auxiliary streams/events for overlapped MoE,
     current_device for buffers, the SM count FlashInfer's TRT-LLM decode buffer is sized by on
@@ -783,7 +756,6 @@ def setup(src: str, overlay: str):
         setattr(torch, n, f)
     import torch.utils._device as tdev
     tdev._device_constructors.cache_clear()
-    stub_dsl_kernel_modules(src)
     import stubs
     stubs.install_subtree_stubs(sorted(NATIVE_LOADERS))
     patch_cuda_runtime()

@@ -55,6 +55,12 @@ def install_stubs(src: str) -> None:
     # FlashInfer's communication kernels open libcudart when imported (0.6.6: flashinfer.comm.
     # cuda_ipc); the allreduce-fusion size tables vLLM reads are vLLM's own.
     stubs.install_subtree_stubs(["flashinfer.comm"])
+    # Modules of the release written in a GPU DSL (0.23: humming's quantized kernels, imported
+    # by the quantization configs' module tree).
+    stubs.stub_dsl_kernel_modules(src)
+    # 0.22/0.23 import humming's own modules where the platform is CUDA (quantization/humming.py,
+    # reached by every quantized config's registry lookup): the package itself is inert too.
+    stubs.install_stub_modules(["humming"])
     import torch._ops as ops
     orig = ops._OpNamespace.__getattr__
 

@@ -378,7 +378,7 @@ void resolve_kv_specs(PlanContext& ctx) {
   } else if (m.is_hybrid_linear()) {
     mamba_page = recurrent_state_page(ctx, a.spec_k);
     const std::int64_t attn_1tok = attention_page(a, shape, mla, 1);
-    // platforms/interface.py::_align_hybrid_block_size (first in 0.25.0, wheel diff): the
+    // platforms/interface.py::_align_hybrid_block_size (first in 0.20.0, wheel grep): the
     // alignment unit is also at least the configured block size (a typed --block-size 64
     // aligns to 64); before, the kernel's alone.
     // CPU_ATTN's kernel blocks are multiples of 32 (VC.2).

@@ -94,6 +94,11 @@ const std::vector<ChangePoint> kChangePoints = {
     {"2026-04-20", "#35356 (first in release 0.20.0; not in 0.19.1)",
      "psutil's available memory on every GPU torch calls integrated, not by SM",
      [](R& r) { r.system_memory_as_free = SystemMemoryAsFree::kIsIntegrated; }},
+    // make wheel-grep ENGINE=vllm RE='kernel_block_alignment_size = max\(' FILES=platforms/interface.py:
+    // first in 0.20.0 (0.24.0's oracle showed it; it had been dated by 0.25.0's wheel diff).
+    {"2026-04-20", "release 0.20.0 (wheel grep; not in 0.19.1)",
+     "hybrid attention/mamba block alignment unit at least the configured block size",
+     [](R& r) { r.hybrid_align_to_block_size = true; }},
     {"2026-04-21", "#38284",
      "CUDA-graph memory subtracted by default; gpu_memory_utilization default 0.92",
      [](R& r) {
@@ -115,9 +120,7 @@ const std::vector<ChangePoint> kChangePoints = {
        r.fusion_needs_dp1 = false;
        r.fusion_needs_pp1 = false;
      }},
-    {"2026-07-05", "release 0.25.0 (wheel diff; not in 0.19.0)",
-     "hybrid attention/mamba block alignment unit at least the configured block size",
-     [](R& r) { r.hybrid_align_to_block_size = true; }},
+
     // First in 0.26.0 (make wheel-grep ENGINE=vllm RE=max_in_flight_tokens
     // FILES=v1/kv_cache_interface.py: not in 0.25.1); 0.27.0's oracle showed it (0.30.0 dated it).
     {"2026-07-19", "release 0.26.0 (wheel grep; not in 0.25.1)",

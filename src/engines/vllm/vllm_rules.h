@@ -59,7 +59,7 @@ struct VllmRules {
   bool capture_1024_on_sm10x = true;          // V15, 2026-08-07 (#49390)
   bool drafting_slots_cut_budget = false;     // V16: until 2026-08-10 (#51725)
   bool tier_160gib = true;                    // V17, 2026-08-11 (#51726): 16384 / 1024
-  bool hybrid_align_to_block_size = true;     // first in 0.25.0 (wheel diff)
+  bool hybrid_align_to_block_size = true;     // first in 0.20.0 (wheel grep)
   bool gdn_checkpoint_alignment = true;       // first in 0.33.0 (wheel grep)
   bool fit_leaves_null_block = true;          // V19, 2026-08-17 (#52216)
   bool in_flight_batches = true;  // first in 0.30.0 (wheel diff): SW keeps every in-flight batch
