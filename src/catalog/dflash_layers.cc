@@ -23,7 +23,8 @@ Status read_dflash_layers(const json& config, ModelShape& shape) {
   const bool listed = lt != config.end() && lt->is_array();
   const auto n = shape.layer_kinds.size();
   if (listed && lt->size() != n)
-    return fail(fmt::format("config.json: layer_types has {} entries for {} layers", lt->size(), n));
+    return fail(
+        fmt::format("config.json: layer_types has {} entries for {} layers", lt->size(), n));
   bool any_sliding = false;
   for (std::size_t i = 0; listed && i < n; ++i)
     any_sliding = any_sliding || (*lt)[i] == "sliding_attention";

@@ -14,9 +14,10 @@ VllmRun next(const std::string& gpu, const std::string& flags,
   VllmRun r;
   r.engine = engine;
   r.gpu = gpu;
-  r.command = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 2 "
-              "--max-model-len 4096 --block-size 16 --no-enable-extensible-kv-cache " +
-              flags;
+  r.command =
+      "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 2 "
+      "--max-model-len 4096 --block-size 16 --no-enable-extensible-kv-cache " +
+      flags;
   r.kv_memory = 20;
   return r;
 }
@@ -33,7 +34,8 @@ TEST(V3_5b_GdnCheckpoints, AlignModeOnHopperAlignsTheBlockTo64) {
 }
 
 TEST(V3_5b_GdnCheckpoints, OnlyWhereFlashInfersKernelRunsAndTheReleaseHasIt) {
-  const Plan triton = vllm_plan(next("h200", "--enable-prefix-caching --gdn-prefill-backend triton"));
+  const Plan triton =
+      vllm_plan(next("h200", "--enable-prefix-caching --gdn-prefill-backend triton"));
   EXPECT_EQ(triton.graph.find("mamba_checkpoint_alignment"), nullptr);
   EXPECT_EQ(value_of(triton, "block_size"), 544);
   const Plan ampere = vllm_plan(next("a100-80gb", "--enable-prefix-caching"));
