@@ -94,8 +94,9 @@ const std::vector<ChangePoint> kChangePoints = {
     {"2026-04-20", "#35356 (first in release 0.20.0; not in 0.19.1)",
      "psutil's available memory on every GPU torch calls integrated, not by SM",
      [](R& r) { r.system_memory_as_free = SystemMemoryAsFree::kIsIntegrated; }},
-    // make wheel-grep ENGINE=vllm RE='kernel_block_alignment_size = max\(' FILES=platforms/interface.py:
-    // first in 0.20.0 (0.24.0's oracle showed it; it had been dated by 0.25.0's wheel diff).
+    // make wheel-grep ENGINE=vllm RE='kernel_block_alignment_size = max\('
+    // FILES=platforms/interface.py: first in 0.20.0 (0.24.0's oracle showed it; it had been dated
+    // by 0.25.0's wheel diff).
     {"2026-04-20", "release 0.20.0 (wheel grep; not in 0.19.1)",
      "hybrid attention/mamba block alignment unit at least the configured block size",
      [](R& r) { r.hybrid_align_to_block_size = true; }},
