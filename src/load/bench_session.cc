@@ -95,15 +95,22 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   DatasetOptions dataset_options = o.dataset;
   // Synthetic prompts go as token ids, counted exactly by the server; chat takes only text.
   dataset_options.token_ids = o.api.kind != ApiKind::kChat;
-  std::size_t largest = 0;
+  // A prompt for every request of every point (points go on through the pool: runner.h), up to
+  // kMaxPrompts; past it prompts repeat, and the report says so.
+  constexpr std::size_t kMaxPrompts = 20000;
+  std::size_t total = 0;
   for (const PointPlan& p : o.points)
-    largest = std::max<std::size_t>(
-        largest, p.requests > 0 ? static_cast<std::size_t>(p.requests + p.warmup) : 4096);
-  dataset_options.count = std::min<std::size_t>(std::max<std::size_t>(largest, 1), 10000);
+    total += p.requests > 0 ? static_cast<std::size_t>(p.requests + p.warmup) : 4096;
+  dataset_options.count = std::min<std::size_t>(std::max<std::size_t>(total, 1), kMaxPrompts);
   auto dataset = load_dataset(dataset_options);
   if (!dataset)
     return fail(dataset.message());
   report.dataset = dataset->description;
+  if (total > kMaxPrompts)
+    report.dataset += fmt::format(
+        " · prompts repeat after {} requests (a prefix-caching server "
+        "serves repeats from its cache)",
+        kMaxPrompts);
   BodyOptions body_options;
   body_options.model = model;
   body_options.stream = o.stream;

@@ -103,7 +103,7 @@ void LoadRunner::issue(double intended, double ready) {
     free_.pop_back();
   }
   const std::uint64_t index = issued_++;
-  const PreparedRequest& req = pool_[index % pool_.size()];
+  const PreparedRequest& req = pool_[(prompts_used_ + index) % pool_.size()];
   const double now = loop_.now();
   a->rec = RequestRecord{};
   a->rec.index = static_cast<std::uint32_t>(index);
@@ -345,6 +345,7 @@ PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, Progre
   pending_.clear();
   pending_head_ = 0;
   random_ = std::make_unique<Random>(plan.seed);
+  prompts_used_ += issued_;
   issued_ = arrivals_ = measured_done_ = measured_failed_ = 0;
   in_flight_ = 0;
   ending_ = ended_ = false;

@@ -127,6 +127,9 @@ class LoadRunner {
   double next_arrival_ = 0;
   double last_free_ = -1e300;  // when a full cap last freed a slot
   std::uint64_t issued_ = 0;
+  // Prompts taken by earlier points: each point goes on through the pool, so a sweep does not
+  // send a prefix-caching server the prompts it has already cached.
+  std::uint64_t prompts_used_ = 0;
   std::uint64_t arrivals_ = 0;
   std::uint64_t measured_done_ = 0;
   std::uint64_t measured_failed_ = 0;

@@ -257,3 +257,35 @@ TEST(LoadRunner, LateSendsAreCountedAgainstTheTimeTheyCouldGo) {
 
 }  // namespace
 }  // namespace servescope::testing
+
+namespace servescope::testing {
+namespace {
+
+TEST(LoadRunner, EachPointGoesOnThroughThePromptsSoASweepRepeatsNone) {
+  // A prefix-caching server would serve a prompt it saw at an earlier point from its cache.
+  FakeEventLoop loop;
+  FakeTransport server(loop, [](std::uint64_t, double) {
+    ScriptedReply r;
+    r.chunks.push_back({0.01, json_reply(100, 10)});
+    return r;
+  });
+  std::vector<PreparedRequest> pool;
+  for (int i = 0; i < 10; ++i)
+    pool.push_back(
+        {"POST /v1/completions HTTP/1.1\r\nX-Prompt: " + std::to_string(i) + "\r\n\r\n", 100, 10});
+  const ApiSpec api = completions();
+  LoadRunner runner(loop, server, api, false, pool);
+  PointPlan plan = open_loop(100, 1, 4);
+  runner.run(plan);
+  runner.run(plan);
+  runner.run(plan);  // 12 requests from a pool of 10: the last two prompts come round again
+  std::vector<std::string> sent;
+  for (const std::string& r : server.requests())
+    sent.push_back(
+        r.substr(r.find("X-Prompt: ") + 10, r.find("\r\n\r\n") - r.find("X-Prompt: ") - 10));
+  EXPECT_EQ(sent,
+            (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "1"}));
+}
+
+}  // namespace
+}  // namespace servescope::testing
