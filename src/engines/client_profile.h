@@ -17,6 +17,10 @@ struct MetricNames {
   std::string running;             // gauge: requests the scheduler runs now
   std::string queued;              // gauge: requests waiting to be scheduled
   std::string queue_time_seconds;  // histogram base name: time a request waited ("" if none)
+  // Counters of prompt tokens looked up in the prefix cache and of those it held ("" if the
+  // engine exports none).
+  std::string prefix_cache_queries;
+  std::string prefix_cache_hits;
 };
 
 /// A JSON endpoint reporting per-worker load: `list_key` holds an array of objects.

@@ -35,6 +35,11 @@ double number_node(const Plan& plan, std::string_view id, double fallback) {
   return n != nullptr && n->value.is_number() ? n->value.as_number() : fallback;
 }
 
+bool bool_node(const Plan& plan, std::string_view id, bool fallback) {
+  const Node* n = plan.graph.find(id);
+  return n != nullptr && n->value.is_bool() ? n->value.as_bool() : fallback;
+}
+
 std::string text_node(const Plan& plan, std::string_view id) {
   const Node* n = plan.graph.find(id);
   return n != nullptr && n->value.is_string() ? n->value.as_string() : std::string();

@@ -49,6 +49,9 @@ struct ServingShape {
   double weight_bytes_per_gpu = 0;     // as measured (calibration); 0: estimate from the model
   std::vector<std::int64_t> graph_batch_sizes;  // decode batch sizes captured as a graph
   int decode_log_interval = 40;                 // decode steps between periodic stats lines
+  // Prompts' cached prefixes are reused (vLLM --enable-prefix-caching, SGLang's radix cache):
+  // the twin's prefix cache (twin/prefix_cache.h) skips their prefill.
+  bool prefix_caching = false;
 };
 
 /// Where the engine listens.
@@ -62,6 +65,7 @@ std::int64_t int_node(const Plan& plan, std::string_view id, std::int64_t fallba
 double number_node(const Plan& plan, std::string_view id, double fallback);
 /// A plan node's text, or "" where the plan has none.
 std::string text_node(const Plan& plan, std::string_view id);
+bool bool_node(const Plan& plan, std::string_view id, bool fallback);
 
 /// The address a launch command's --host and --port give, over the engine's defaults.
 Endpoint endpoint_of(const LaunchCommand& command, std::string default_host, int default_port);
@@ -106,6 +110,7 @@ struct SchedulerView {
   bool graph = false;                      // the decode batch runs as a captured graph
   double accept_length = 0;                // speculative: tokens per request per step; 0 off
   double accept_rate = 0;
+  double prefix_cache_hit_rate = 0;  // cached share of the prompt tokens looked up so far
 
   double token_usage() const {
     return token_pool > 0 ? static_cast<double>(used_tokens) / static_cast<double>(token_pool) : 0;
@@ -157,6 +162,8 @@ struct ServingStatus {
   std::uint64_t generation_tokens_total = 0;
   std::uint64_t requests_total = 0;  // finished
   std::uint64_t retractions_total = 0;
+  std::uint64_t prefix_cache_queries = 0;  // prompt tokens looked up in the prefix cache
+  std::uint64_t prefix_cache_hits = 0;     // of them, tokens it held
   const Histogram* ttft = nullptr;
   const Histogram* itl = nullptr;
   const Histogram* e2e = nullptr;

@@ -134,7 +134,63 @@ std::vector<std::int32_t> synthetic_token_ids(std::int64_t tokens, Random& rando
   return out;
 }
 
+Status parse_shared_prefix(std::string_view text, DatasetOptions& o) {
+  const auto colon = text.find(':');
+  std::int64_t n = 0, len = 0;
+  const auto number = [](std::string_view part, std::int64_t& out) {
+    if (part.empty() || part.size() > 9 ||
+        part.find_first_not_of("0123456789") != std::string_view::npos)
+      return false;
+    out = std::stoll(std::string(part));
+    return out >= 1;
+  };
+  if (colon == std::string_view::npos || !number(text.substr(0, colon), n) ||
+      !number(text.substr(colon + 1), len))
+    return fail(fmt::format(
+        "--shared-prefix {}: expected N:LEN (N system prompts of LEN tokens, both ≥ 1), e.g. "
+        "4:2000",
+        text));
+  o.shared_prefix_groups = n;
+  o.shared_prefix_tokens = len;
+  return ok_status();
+}
+
+namespace {
+
+// The system prompts of --shared-prefix, from their own stream of the seed (so adding them
+// leaves the rest of the prompts as they were).
+void add_shared_prefixes(const DatasetOptions& o, Dataset& d) {
+  Random random(o.seed ^ 0x5eedf00dULL);
+  std::vector<std::vector<std::int32_t>> ids;
+  std::vector<std::string> texts;
+  for (std::int64_t g = 0; g < o.shared_prefix_groups; ++g) {
+    if (o.token_ids)
+      ids.push_back(synthetic_token_ids(o.shared_prefix_tokens, random));
+    else
+      texts.push_back(synthetic_prompt(o.shared_prefix_tokens, random));
+  }
+  for (std::size_t i = 0; i < d.items.size(); ++i) {
+    PromptItem& item = d.items[i];
+    const std::size_t g = i % static_cast<std::size_t>(o.shared_prefix_groups);
+    if (o.token_ids)
+      item.token_ids.insert(item.token_ids.begin(), ids[g].begin(), ids[g].end());
+    else
+      item.prompt = texts[g] + item.prompt;
+    item.input_tokens += o.shared_prefix_tokens;
+    item.shared_prefix_tokens = o.shared_prefix_tokens;
+  }
+  d.description += fmt::format(" · {} shared system prompt{} of {} tokens", o.shared_prefix_groups,
+                               o.shared_prefix_groups == 1 ? "" : "s", o.shared_prefix_tokens);
+}
+
+}  // namespace
+
 Result<Dataset> load_dataset(const DatasetOptions& o) {
+  if (o.shared_prefix_groups > 0 && o.source != "random")
+    return fail(
+        "--shared-prefix applies to synthetic prompts (--dataset random), not to "
+        "--dataset " +
+        o.source);
   Dataset d;
   Random random(o.seed);
   if (o.source == "random") {
@@ -160,6 +216,8 @@ Result<Dataset> load_dataset(const DatasetOptions& o) {
                                 paired ? in->describe() : out->describe(),
                                 o.token_ids ? "" : " · text prompts (token count approximate)");
     d.input_estimated = !o.token_ids;
+    if (o.shared_prefix_groups > 0)
+      add_shared_prefixes(o, d);
     return d;
   }
   auto rows = read_file_rows(o.source);

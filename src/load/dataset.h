@@ -28,10 +28,11 @@ inline constexpr std::int32_t kFirstPromptId = 100;
 inline constexpr std::int32_t kEndPromptId = 500;
 
 struct PromptItem {
-  std::string prompt;                   // text (empty when token_ids carries the prompt)
-  std::vector<std::int32_t> token_ids;  // synthetic id prompt (empty: send the text)
-  std::int64_t input_tokens = 0;        // target (synthetic) or estimate (file)
-  std::int64_t output_tokens = 0;       // requested max_tokens
+  std::string prompt;                     // text (empty when token_ids carries the prompt)
+  std::vector<std::int32_t> token_ids;    // synthetic id prompt (empty: send the text)
+  std::int64_t input_tokens = 0;          // target (synthetic) or estimate (file); the whole prompt
+  std::int64_t output_tokens = 0;         // requested max_tokens
+  std::int64_t shared_prefix_tokens = 0;  // of input_tokens, the system prompt others share
 };
 
 struct DatasetOptions {
@@ -42,7 +43,15 @@ struct DatasetOptions {
   std::uint64_t seed = 1;
   std::size_t count = 1000;  // items to prepare
   bool token_ids = true;     // synthetic prompts as token ids (false: text, for chat)
+  // --shared-prefix N:LEN: every synthetic prompt starts with one of N system prompts of LEN
+  // tokens (drawn in turn), then its own --input-len tokens; a prefix-caching server computes
+  // each system prompt once. 0 groups: none.
+  std::int64_t shared_prefix_groups = 0;
+  std::int64_t shared_prefix_tokens = 0;
 };
+
+/// Parses --shared-prefix N:LEN (N ≥ 1 system prompts of LEN ≥ 1 tokens).
+Status parse_shared_prefix(std::string_view text, DatasetOptions& options);
 
 struct Dataset {
   std::vector<PromptItem> items;

@@ -114,3 +114,55 @@ TEST(Dataset, ReadsShareGptAndPromptRows) {
 
 }  // namespace
 }  // namespace servescope
+
+namespace servescope {
+namespace {
+
+TEST(Dataset, SharedPrefixesStartEveryPromptInTurnAndCountInItsLength) {
+  DatasetOptions o;
+  o.input_len = "32";
+  o.output_len = "4";
+  o.count = 6;
+  ASSERT_TRUE(parse_shared_prefix("2:100", o));
+  auto d = load_dataset(o);
+  ASSERT_TRUE(d) << d.message();
+  std::set<std::vector<std::int32_t>> prefixes, rests;
+  for (std::size_t i = 0; i < d->items.size(); ++i) {
+    const PromptItem& item = d->items[i];
+    ASSERT_EQ(item.token_ids.size(), 132u);
+    EXPECT_EQ(item.input_tokens, 132);
+    EXPECT_EQ(item.shared_prefix_tokens, 100);
+    const std::vector<std::int32_t> head(item.token_ids.begin(), item.token_ids.begin() + 100);
+    prefixes.insert(head);
+    rests.insert(std::vector<std::int32_t>(item.token_ids.begin() + 100, item.token_ids.end()));
+    // In turn: items 0, 2, 4 share one system prompt, 1, 3, 5 the other.
+    EXPECT_TRUE(std::equal(head.begin(), head.end(), d->items[i % 2].token_ids.begin()));
+  }
+  EXPECT_EQ(prefixes.size(), 2u);
+  EXPECT_EQ(rests.size(), 6u);  // each prompt's own part differs
+  EXPECT_NE(d->description.find("2 shared system prompts of 100 tokens"), std::string::npos);
+  // The prompts after the system prompt are those of the same seed without one.
+  DatasetOptions plain = o;
+  plain.shared_prefix_groups = 0;
+  auto p = load_dataset(plain);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(std::equal(p->items[3].token_ids.begin(), p->items[3].token_ids.end(),
+                         d->items[3].token_ids.begin() + 100));
+}
+
+TEST(Dataset, ASharedPrefixNeedsNAndLenAndSyntheticPrompts) {
+  DatasetOptions o;
+  for (const char* bad : {"2", "0:100", "2:0", "a:b", "2:100:3", ":5"}) {
+    auto st = parse_shared_prefix(bad, o);
+    ASSERT_FALSE(st) << bad;
+    EXPECT_NE(st.message().find("--shared-prefix"), std::string::npos) << st.message();
+  }
+  ASSERT_TRUE(parse_shared_prefix("1:8", o));
+  o.source = "conversations.jsonl";
+  auto d = load_dataset(o);
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.message().find("--shared-prefix applies to synthetic prompts"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace servescope

@@ -32,6 +32,12 @@ void read_metrics_sample(const ClientProfile& p, std::string_view text, ServerSa
     s.running = *v;
   if (auto v = prometheus_sum(text, p.metrics.queued))
     s.queued = *v;
+  if (!p.metrics.prefix_cache_queries.empty()) {
+    if (auto v = prometheus_sum(text, p.metrics.prefix_cache_queries))
+      s.prefix_queries = *v;
+    if (auto v = prometheus_sum(text, p.metrics.prefix_cache_hits))
+      s.prefix_hits = *v;
+  }
 }
 
 bool read_loads_sample(const ClientProfile& p, std::string_view body, ServerSample& s) {
@@ -62,6 +68,20 @@ bool read_loads_sample(const ClientProfile& p, std::string_view body, ServerSamp
 }
 
 void analyse_server_view(ServerView& v, const PromHistogram& first, const PromHistogram& last) {
+  const ServerSample* before = nullptr;
+  const ServerSample* after = nullptr;
+  for (const ServerSample& s : v.samples) {
+    if (s.prefix_queries >= 0 && s.prefix_hits >= 0) {
+      if (before == nullptr)
+        before = &s;
+      after = &s;
+    }
+  }
+  if (before != nullptr && after->prefix_queries > before->prefix_queries) {
+    v.prefix_cache_queried_tokens = after->prefix_queries - before->prefix_queries;
+    v.prefix_cache_hit_rate =
+        (after->prefix_hits - before->prefix_hits) / v.prefix_cache_queried_tokens;
+  }
   for (const ServerSample& s : v.samples) {
     if (s.running >= 0)
       v.max_running = std::max(v.max_running, s.running);

@@ -54,6 +54,10 @@ nlohmann::json server_json(const ServerView& v) {
          {"mean_ms", v.queue_count > 0 ? nlohmann::json(v.queue_mean_ms) : nlohmann::json(nullptr)},
          {"median_ms", opt(v.queue_median_ms)},
          {"source", "the server's queue-time histogram (median at bucket resolution)"}}},
+       {"prefix_cache",
+        {{"hit_rate", opt(v.prefix_cache_hit_rate)},
+         {"queried_tokens", v.prefix_cache_queried_tokens},
+         {"source", "the server's prefix-cache counters, last reading less the first"}}},
        {"samples", samples}});
   return j;
 }

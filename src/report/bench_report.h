@@ -37,6 +37,8 @@ struct ServerSample {
   double queued = -1;
   double max_running = -1;  // the limit a status endpoint states
   int client_in_flight = 0;
+  double prefix_queries = -1;  // counters of the prefix cache (tokens), -1: not read
+  double prefix_hits = -1;
 };
 
 struct ServerView {
@@ -56,6 +58,10 @@ struct ServerView {
   std::uint64_t queue_count = 0;
   double queue_mean_ms = 0;
   std::optional<double> queue_median_ms;
+  // Of the prompt tokens the server looked up in its prefix cache during the point, the share it
+  // held (from its counters' first and last readings).
+  std::optional<double> prefix_cache_hit_rate;
+  double prefix_cache_queried_tokens = 0;
   std::vector<ServerSample> samples;
 };
 

@@ -108,6 +108,11 @@ std::string render_bench_text(const BenchReport& r) {
             v.queue_mean_ms / 1e3,
             v.queue_median_ms ? fmt::format(", median {:.3f} s", *v.queue_median_ms / 1e3) : "",
             v.queue_count, v.sources.substr(0, v.sources.find(',')));
+      if (v.prefix_cache_hit_rate)
+        out += fmt::format(
+            "              prefix cache: {:.1f}% of {:.0f} prompt tokens looked up "
+            "were cached (the server's counters)\n",
+            100.0 * *v.prefix_cache_hit_rate, v.prefix_cache_queried_tokens);
     } else {
       out += fmt::format("    server    its own view is not available: {}\n",
                          v.why_unavailable.empty() ? "no sample" : v.why_unavailable);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "twin/prefix_cache.h"
 #include "twin/token_text.h"
 
 namespace servescope {
@@ -113,6 +114,27 @@ Result<std::int64_t> chat_tokens(const json& messages) {
   return tokens;
 }
 
+// The chat as one text for the prefix cache: each message's role and text in order (validated
+// by chat_tokens first).
+std::string chat_text(const json& messages) {
+  std::string out;
+  for (const json& m : messages) {
+    out += m["role"].get<std::string>();
+    out += '\x1f';
+    auto c = m.find("content");
+    if (c != m.end() && c->is_string()) {
+      out += c->get_ref<const std::string&>();
+    } else if (c != m.end() && c->is_array()) {
+      for (const json& part : *c) {
+        if (auto t = part.find("text"); t != part.end() && t->is_string())
+          out += t->get_ref<const std::string&>();
+      }
+    }
+    out += '\x1e';
+  }
+  return out;
+}
+
 Result<std::optional<std::int64_t>> max_tokens_field(const json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end() || it->is_null())
@@ -152,6 +174,7 @@ Result<GenerationRequest> parse_openai_request(ApiKind kind, std::string_view bo
     if (!t)
       return t.error();
     r.prompt_tokens = *t;
+    r.prefix_chunks = prefix_chunks_of_text(chat_text(j["messages"]));
   } else {
     if (!j.contains("prompt"))
       return fail("Field 'prompt' is required");
@@ -159,6 +182,12 @@ Result<GenerationRequest> parse_openai_request(ApiKind kind, std::string_view bo
     if (!t)
       return t.error();
     r.prompt_tokens = *t;
+    const json& p =
+        j["prompt"].is_array() && j["prompt"].size() == 1 && !j["prompt"][0].is_number_integer()
+            ? j["prompt"][0]
+            : j["prompt"];
+    r.prefix_chunks = p.is_string() ? prefix_chunks_of_text(p.get_ref<const std::string&>())
+                                    : prefix_chunks_of_ids(p);
   }
   auto max_tokens = max_tokens_field(j, "max_tokens");
   if (!max_tokens)
@@ -209,6 +238,8 @@ GenerationRequest native_request(const NativeGenerateRequest& native) {
   r.kind = ApiKind::kNative;
   r.prompt_tokens = native.input_ids ? std::max<std::int64_t>(1, *native.input_ids)
                                      : approximate_tokens(native.text);
+  if (!native.input_ids)
+    r.prefix_chunks = prefix_chunks_of_text(native.text);
   r.max_tokens = native.max_new_tokens.value_or(kDefaultChatTokens);
   r.stream = native.stream;
   r.ignore_eos = native.ignore_eos;

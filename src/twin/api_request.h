@@ -26,6 +26,9 @@ struct GenerationRequest {
   bool continuous_usage = false;  // stream_options.continuous_usage_stats
   bool ignore_eos = false;
   std::string model;  // as the client named it ("" when absent)
+  // The prompt's chained chunk hashes, for the prefix cache (twin/prefix_cache.h); empty where
+  // the request gives only a length.
+  std::vector<std::uint64_t> prefix_chunks;
 };
 
 /// Output tokens when a request does not say: OpenAI's completions default (16); for chat and

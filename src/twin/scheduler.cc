@@ -24,7 +24,7 @@ Scheduler::Scheduler(ServingShape shape, double accept_length)
 }
 
 Scheduler::Slot Scheduler::submit(std::uint64_t tag, std::int64_t prompt_tokens,
-                                  std::int64_t max_new_tokens) {
+                                  std::int64_t max_new_tokens, std::int64_t cached_tokens) {
   Slot s;
   if (free_.empty()) {
     s = static_cast<Slot>(entries_.size());
@@ -38,6 +38,7 @@ Scheduler::Slot Scheduler::submit(std::uint64_t tag, std::int64_t prompt_tokens,
   e.tag = tag;
   e.prompt = std::max<std::int64_t>(1, prompt_tokens);
   e.max_new = std::max<std::int64_t>(0, max_new_tokens);
+  e.cached = std::clamp<std::int64_t>(cached_tokens, 0, e.prompt - 1);
   e.state = State::kWaiting;
   waiting_.push_back(s);
   ++queued_;
@@ -130,6 +131,7 @@ bool Scheduler::begin_step(Step& step) {
   step.retracted.clear();
   step.admitted.clear();
   step.new_seqs = 0;
+  step.cached_tokens = 0;
   step.pending_tokens = 0;
   // scheduler.py::get_next_batch_to_run: a prefill batch when one can be formed, else decode.
   if (form_prefill(step))
@@ -193,7 +195,11 @@ bool Scheduler::form_prefill(Step& step) {
       break;
     if (shape_.state_slots > 0 && used_slots_ + shape_.state_slots_per_request > shape_.state_slots)
       break;
-    const std::int64_t input = e.target();
+    // A first admission finds the cached prefix in the pool already: only the rest is
+    // prefilled (a retracted request computes everything again).
+    if (e.generated == 0 && e.prefilled == 0)
+      e.prefilled = e.cached;
+    const std::int64_t input = e.target() - e.prefilled;
     const std::int64_t future =
         std::min(std::max<std::int64_t>(e.max_new - e.generated, 0), shape_.clip_max_new_tokens);
     if (static_cast<double>(input + future) >= rem_total)
@@ -214,10 +220,11 @@ bool Scheduler::form_prefill(Step& step) {
       used_slots_ += shape_.state_slots_per_request;
       e.holds_slot = true;
     }
-    allocate(e, piece);
+    allocate(e, e.prefilled + piece);
     pieces_.push_back({s, piece});
     ++can_run;
     ++step.new_seqs;
+    step.cached_tokens += e.prefilled;
     step.admitted.push_back(e.tag);
     rem_input -= piece;
     rem_chunk -= piece;

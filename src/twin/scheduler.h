@@ -40,6 +40,7 @@ struct Step {
   std::vector<std::uint64_t> retracted;  // requests sent back to the queue when it was formed
   std::vector<std::uint64_t> admitted;   // prefill: requests admitted by this batch
   std::int64_t new_seqs = 0;             // prefill: requests admitted by this batch
+  std::int64_t cached_tokens = 0;        // prefill: prompt tokens the admitted found cached
   std::int64_t pending_tokens = 0;       // prefill: prompt tokens of a split prompt still to go
 };
 
@@ -51,8 +52,10 @@ class Scheduler {
   /// (ignored when the shape has no draft tokens).
   explicit Scheduler(ServingShape shape, double accept_length = 1.0);
 
-  /// Queues a request. Returns its slot, for abort().
-  Slot submit(std::uint64_t tag, std::int64_t prompt_tokens, std::int64_t max_new_tokens);
+  /// Queues a request. Returns its slot, for abort(). `cached_tokens`: the prompt's leading
+  /// tokens the prefix cache already holds, not prefilled again at its first admission.
+  Slot submit(std::uint64_t tag, std::int64_t prompt_tokens, std::int64_t max_new_tokens,
+              std::int64_t cached_tokens = 0);
   /// Drops a request wherever it is (the client went away): its resources are freed now and
   /// it produces no further events. A slot already finished is ignored.
   void abort(Slot slot, std::uint64_t tag);
@@ -83,6 +86,7 @@ class Scheduler {
     std::int64_t max_new = 0;
     std::int64_t generated = 0;
     std::int64_t prefilled = 0;  // tokens of the current admission already in the KV pool
+    std::int64_t cached = 0;     // prompt tokens the prefix cache held at submission
     std::int64_t kv = 0;         // tokens allocated (page-rounded)
     double carry = 0;            // fractional speculative tokens
     State state = State::kFree;

@@ -63,6 +63,8 @@ ServingLoop::ServingLoop(const Scenario& scenario, const Plan& plan, const TwinP
       jitter_random_(options_.seed ^ 0x9e3779b97f4a7c15ULL) {
   if (!(options_.speed > 0))
     options_.speed = 1;
+  if (scheduler_.shape().prefix_caching)
+    prefix_cache_.emplace(scheduler_.shape().page_size, scheduler_.shape().token_pool);
   last_decode_log_ = last_prefill_log_ = clock_.now();
 }
 
@@ -83,7 +85,13 @@ ServingLoop::Ticket ServingLoop::submit(const GenerationRequest& request,
   r.sink = std::move(sink);
   r.arrival = clock_.now();
   r.prompt = request.prompt_tokens;
-  r.slot = scheduler_.submit(t, request.prompt_tokens, request.max_tokens);
+  std::int64_t cached = 0;
+  if (prefix_cache_ && !request.prefix_chunks.empty()) {
+    cached = prefix_cache_->admit(request.prefix_chunks, request.prompt_tokens);
+    prefix_cache_queries_ += static_cast<std::uint64_t>(request.prompt_tokens);
+    prefix_cache_hits_ += static_cast<std::uint64_t>(cached);
+  }
+  r.slot = scheduler_.submit(t, request.prompt_tokens, request.max_tokens, cached);
   records_.emplace(t, r);
   return t;
 }
@@ -151,6 +159,7 @@ void ServingLoop::start_step(double at) {
     p.scheduler.graph = false;
     p.new_seqs = step_.new_seqs;
     p.new_tokens = step_.work.prefill_tokens;
+    p.cached_tokens = step_.cached_tokens;
     p.pending_tokens = step_.pending_tokens;
     const double gap = clock_.now() - last_prefill_log_;
     p.input_throughput = gap > 0 ? static_cast<double>(step_.work.prefill_tokens) / gap : 0;
@@ -211,6 +220,10 @@ void ServingLoop::end_step() {
     last_decode_log_ = now;
     SchedulerView v = scheduler_.view();
     v.gen_throughput = gen_throughput_;
+    v.prefix_cache_hit_rate =
+        prefix_cache_queries_ > 0
+            ? static_cast<double>(prefix_cache_hits_) / static_cast<double>(prefix_cache_queries_)
+            : 0.0;
     log_line(profile_.decode_log_line(v));
   }
 }
@@ -225,6 +238,8 @@ ServingStatus ServingLoop::status() const {
   s.scheduler = scheduler_.view();
   s.scheduler.gen_throughput = gen_throughput_;
   s.prompt_tokens_total = prompt_tokens_total_;
+  s.prefix_cache_queries = prefix_cache_queries_;
+  s.prefix_cache_hits = prefix_cache_hits_;
   s.generation_tokens_total = generation_tokens_total_;
   s.requests_total = requests_total_;
   s.retractions_total = static_cast<std::uint64_t>(scheduler_.retractions());

@@ -19,6 +19,7 @@
 #include "twin/api_request.h"
 #include "twin/clock.h"
 #include "twin/cost_model.h"
+#include "twin/prefix_cache.h"
 #include "twin/random.h"
 #include "twin/scheduler.h"
 
@@ -133,6 +134,9 @@ class ServingLoop {
   double last_decode_log_ = 0;
   double last_prefill_log_ = 0;
   double gen_throughput_ = 0;
+
+  std::optional<PrefixCache> prefix_cache_;  // when the engine reuses cached prefixes
+  std::uint64_t prefix_cache_queries_ = 0, prefix_cache_hits_ = 0;
 
   std::uint64_t prompt_tokens_total_ = 0;
   std::uint64_t generation_tokens_total_ = 0;

@@ -83,8 +83,10 @@ class TwinProcess {
   /// Waits for the ready line on stderr (bounded).
   bool wait_ready() {
     for (int i = 0; i < 400; ++i) {
-      if (read_text(err_path).find("The server is fired up and ready to roll!") !=
-          std::string::npos)
+      // SGLang's ready line, or uvicorn's that vLLM prints.
+      const std::string err = read_text(err_path);
+      if (err.find("The server is fired up and ready to roll!") != std::string::npos ||
+          err.find("Application startup complete.") != std::string::npos)
         return true;
       if (poll_exit())
         return false;

@@ -116,6 +116,13 @@ struct MemoryFigures {
   double weight_gb = 0, kv_cache_gb = 0, graph_gb = 0;
 };
 
+// The share of looked-up prompt tokens the radix cache held, over the run.
+double prefix_hit_rate(const ServingStatus& s) {
+  return s.prefix_cache_queries > 0 ? static_cast<double>(s.prefix_cache_hits) /
+                                          static_cast<double>(s.prefix_cache_queries)
+                                    : 0.0;
+}
+
 MemoryFigures memory_figures(const ServingStatus& s) {
   MemoryFigures m;
   m.weight_gb = node_number(s.plan, "free_before_load_gib", 0) -
@@ -145,7 +152,7 @@ std::string loads_json(const ServingStatus& s) {
       {"max_running_requests", v.max_running_requests},
       {"token_usage", usage},
       {"gen_throughput", v.gen_throughput},
-      {"cache_hit_rate", 0.0},
+      {"cache_hit_rate", prefix_hit_rate(s)},
       {"utilization", usage},
       {"memory",
        {{"weight_gb", round2(mem.weight_gb)},
@@ -266,7 +273,7 @@ std::string SglangTwinProfile::metrics_text(const ServingStatus& s) const {
   e.gauge("decode_sum_seq_lens", "The sum of all sequence lengths in decode.",
           static_cast<double>(v.decode_context_tokens));
   e.gauge("gen_throughput", "The generation throughput (token/s).", v.gen_throughput);
-  e.gauge("cache_hit_rate", "The prefix cache hit rate.", 0);
+  e.gauge("cache_hit_rate", "The prefix cache hit rate.", prefix_hit_rate(s));
   e.gauge("utilization", "The utilization.", round2(std::max(v.token_usage(), v.state_usage())));
   e.gauge("max_running_requests_under_SLO", "The maximum number of running requests under SLO.", 0);
   if (v.accept_length > 0) {

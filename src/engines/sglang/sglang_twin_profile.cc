@@ -53,6 +53,8 @@ Result<ServingShape> SglangTwinProfile::serving_shape(const Scenario& scenario,
   s.page_size = std::max<std::int64_t>(1, int_node(plan, "page_size.resolved", 1));
   s.context_len = int_node(plan, "context_len", 0);
   s.chunk_tokens = int_node(plan, "chunked_prefill_size", -1);
+  // The radix cache reuses cached prefixes unless --disable-radix-cache.
+  s.prefix_caching = !bool_node(plan, "arg.disable_radix_cache", false);
   s.max_prefill_tokens = int_node(plan, "arg.max_prefill_tokens", 16384);
   if (plan.graph.find("max_mamba_cache_size") != nullptr) {
     s.state_slots = int_node(plan, "max_mamba_cache_size", 0);

@@ -14,6 +14,8 @@ ClientProfile make_profile() {
   p.metrics.running = "vllm:num_requests_running";
   p.metrics.queued = "vllm:num_requests_waiting";
   p.metrics.queue_time_seconds = "vllm:request_queue_time_seconds";
+  p.metrics.prefix_cache_queries = "vllm:prefix_cache_queries_total";
+  p.metrics.prefix_cache_hits = "vllm:prefix_cache_hits_total";
   return p;
 }
 

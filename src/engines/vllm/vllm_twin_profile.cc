@@ -17,11 +17,6 @@
 namespace servescope::vllm {
 namespace {
 
-bool bool_node(const Plan& plan, std::string_view id, bool fallback) {
-  const Node* n = plan.graph.find(id);
-  return n != nullptr && n->value.is_bool() ? n->value.as_bool() : fallback;
-}
-
 // "2,097,152": Python's f"{n:,}".
 std::string thousands(std::int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n), out;
@@ -175,6 +170,7 @@ Result<ServingShape> VllmTwinProfile::serving_shape(const Scenario& scenario,
   }
   // The stats line comes every 10 s (VLLM_LOG_STATS_INTERVAL); the twin prints it by steps.
   s.decode_log_interval = 200;
+  s.prefix_caching = bool_node(plan, "enable_prefix_caching", false);
   return s;
 }
 
@@ -368,8 +364,8 @@ std::string VllmTwinProfile::decode_log_line(const SchedulerView& v) const {
   return fmt::format(
       "[loggers.py:335] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
       "throughput: {:.1f} tokens/s, Running: {} reqs, Waiting: {} reqs, GPU KV cache usage: "
-      "{:.1f}%, Prefix cache hit rate: 0.0%",
-      v.gen_throughput, v.running, v.queued, 100 * v.token_usage());
+      "{:.1f}%, Prefix cache hit rate: {:.1f}%",
+      v.gen_throughput, v.running, v.queued, 100 * v.token_usage(), 100 * v.prefix_cache_hit_rate);
 }
 
 std::string VllmTwinProfile::prefill_log_line(const PrefillView& p) const {
@@ -443,6 +439,11 @@ std::string VllmTwinProfile::metrics_text(const ServingStatus& st) const {
           static_cast<double>(st.prompt_tokens_total));
   counter("generation_tokens", "Number of generation tokens processed.",
           static_cast<double>(st.generation_tokens_total));
+  // v1/metrics/loggers.py: the prefix cache in queried and hit tokens.
+  counter("prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.",
+          static_cast<double>(st.prefix_cache_queries));
+  counter("prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+          static_cast<double>(st.prefix_cache_hits));
   header("request_success_total", "Count of successfully processed requests.", "counter");
   for (const char* reason : {"stop", "length", "abort"})
     out += fmt::format(
