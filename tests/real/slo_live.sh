@@ -3,7 +3,8 @@
 # Issue 35 on a real engine: `bench --slo` and `bench --find-max concurrency` against vLLM on the
 # CPU (tools/real-engine, llama-f32-hd32), end to end. The engine's own numbers are not asserted
 # (two shared cores); what is: the run completes, every load has a verdict, goodput is reported
-# per point and never above throughput, and the search ends within its budget with an answer.
+# per point and never above throughput, the search ends within its budget with an answer, and
+# the engine's prefix-cache counters show prompts sharing a system prompt reused.
 set -uo pipefail
 SS=${1:?usage: slo_live.sh SERVESCOPE}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,6 +65,20 @@ met = [l["load"] for l in loads if l["meets"]]
 assert d["found"] == max(met), (d["found"], met)
 # A point sends 48 requests: a closed loop cannot hold more in flight, so the search stops there.
 assert max(l["load"] for l in loads) <= 48, [l["load"] for l in loads]
+PY
+# Prompts that share a system prompt (issue 35, item 4): the engine's own prefix-cache counters
+# say what it reused. Sequential requests, 11 of 12 finding the 256 shared tokens.
+timeout 120 "$SS" bench --url "$url" --model tiny --concurrency 1 --requests 12 --input-len 32 \
+  --output-len 4 --shared-prefix 1:256 --scrape-interval 100ms --quiet --json "$OUT/prefix.json" \
+  > /dev/null
+[ $? -eq 0 ] || { echo "slo_live: bench --shared-prefix exited non-zero"; fail=1; }
+python3 - "$OUT/prefix.json" <<'PY' || { echo "slo_live: bench --shared-prefix: the server's prefix cache"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["points"][0]["server"]["prefix_cache"]
+print(f"slo_live: shared prefix: the engine's counters: {c['hit_rate']} of {c['queried_tokens']} tokens cached")
+assert c["hit_rate"] is not None and c["queried_tokens"] > 0, c
+assert 0.5 <= c["hit_rate"] <= 11 * 256 / (12 * 288) + 1e-9, c
 PY
 stop
 exit $fail
