@@ -14,7 +14,25 @@ bool is_dflash_drafter(const json& config, const ModelShape& shape) {
          shape.architecture.find("DFlash") != std::string::npos;
 }
 
+namespace {
+
+// models/laguna_dflash.py: a Laguna DFlash head keeps full KV on every layer (it clears the
+// attention's sliding window: "SWA remains a compute-time limit").
+bool keeps_full_kv(const ModelShape& shape) {
+  return shape.architecture == "DFlashLagunaForCausalLM";
+}
+
+}  // namespace
+
 Status read_dflash_layers(const json& config, ModelShape& shape) {
+  if (keeps_full_kv(shape)) {
+    for (LayerKind& k : shape.layer_kinds) {
+      if (k == LayerKind::kSlidingAttention)
+        k = LayerKind::kFullAttention;
+    }
+    shape.model_sliding_window = 0;
+    return ok_status();
+  }
   const json no_options = json::object();
   const auto dc_it = config.find("dflash_config");
   const json& dc = dc_it != config.end() && dc_it->is_object() ? *dc_it : no_options;

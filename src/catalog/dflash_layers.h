@@ -14,7 +14,8 @@ namespace servescope {
 bool is_dflash_drafter(const nlohmann::json& config, const ModelShape& shape);
 
 /// Sets each layer of `shape` sliding or full as vLLM's
-/// models/qwen3_dflash.py::_resolve_layer_attention does, and the window of the sliding ones:
+/// models/qwen3_dflash.py::_resolve_layer_attention does (a Laguna DFlash head,
+/// models/laguna_dflash.py, keeps every layer full), and the window of the sliding ones:
 /// without layer_types (or with an all-full list and dflash_config.use_swa) every layer slides
 /// exactly when use_swa is set; otherwise layer_types[i] decides. The window is
 /// dflash_config.swa_window_size, else the config's sliding_window; none is the engine's error.

@@ -87,5 +87,20 @@ TEST(DFlashLayers, OnlyDFlashConfigsTakeTheRule) {
   EXPECT_TRUE(is_dflash_drafter(nlohmann::json::object(), *swa));  // by its architecture
 }
 
+TEST(DFlashLayers, ALagunaHeadKeepsFullKvOnEveryLayer) {
+  // models/laguna_dflash.py clears each layer's window: sliding is a compute-time limit only.
+  ModelShape m;
+  m.architecture = "DFlashLagunaForCausalLM";
+  m.layer_kinds = {LayerKind::kSlidingAttention, LayerKind::kFullAttention};
+  m.model_sliding_window = 512;
+  const auto config = nlohmann::json::parse(
+      R"({"layer_types": ["sliding_attention", "full_attention"], "sliding_window": 512,
+          "dflash_config": {"use_swa": true, "swa_window_size": 512}})");
+  ASSERT_TRUE(is_dflash_drafter(config, m));
+  ASSERT_TRUE(read_dflash_layers(config, m));
+  EXPECT_EQ(kinds(m), "FF");
+  EXPECT_EQ(m.model_sliding_window, 0);
+}
+
 }  // namespace
 }  // namespace servescope
