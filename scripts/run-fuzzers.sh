@@ -75,6 +75,11 @@ printf '\x00--tp 2 --enable-torch-compile\n--max-running-requests 8\n' >"$work/l
 printf '\x00# env\nexport SGLANG_X=1\nB="x y"\n' >"$work/log_command/env"
 printf '\x02vllm serve m -tp 2 --max-model-len 8192\n' >"$work/log_command/vllm"
 printf '\x01[2025-01-23 19:34:55] server_args=ServerArgs(model_path=%s, tp_size=4, mem_fraction_static=0.9)\n' "'m'" >"$work/log_command/log"
+# Twin request seeds: byte 0 picks the API (even: completions, odd: chat).
+mkdir -p "$work/twin_request"
+printf '\x00{"model": "m", "prompt": [101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117], "max_tokens": 4, "stream": true}' >"$work/twin_request/ids"
+printf '\x00{"prompt": "the and for you are not was can all has one but her his any new out day", "max_tokens": 2}' >"$work/twin_request/text"
+printf '\x01{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": [{"type": "text", "text": "hi"}]}], "max_completion_tokens": 8}' >"$work/twin_request/chat"
 # Every target the build made (fuzz/*_fuzz.cc), each from its seed folder (empty if it has none).
 status=0
 for binary in "$build"/*_fuzz; do
