@@ -51,9 +51,9 @@ TEST(BenchPrefixCache, SharedSystemPromptsAreCachedByTheServerAndSaid) {
 }
 
 TEST(BenchPrefixCache, WithoutPrefixCachingNothingIsReused) {
-  TwinProcess twin({"--gpu", "h100-sxm", "--speed", "inf"},
-                   {"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192",
-                    "--no-enable-prefix-caching"});
+  TwinProcess twin(
+      {"--gpu", "h100-sxm", "--speed", "inf"},
+      {"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192", "--no-enable-prefix-caching"});
   ASSERT_GT(twin.wait_port(), 0) << twin.err();
   ASSERT_TRUE(twin.wait_ready()) << twin.err();
   int status = -1;
