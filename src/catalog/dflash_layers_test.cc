@@ -11,7 +11,7 @@
 namespace servescope {
 namespace {
 
-// A five-layer Qwen3 DFlash head (the shape of z-lab/Qwen3-8B-DFlash-b16) with `extra` fields.
+// A four-layer Qwen3 DFlash head (z-lab/Qwen3-8B-DFlash-b16's layer shape) with `extra` fields.
 Result<ModelShape> dflash(const std::string& extra) {
   return read_model_config(
       R"({"architectures": ["DFlashDraftModel"], "model_type": "qwen3", "hidden_size": 4096,
