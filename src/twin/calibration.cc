@@ -1,6 +1,7 @@
 #include "twin/calibration.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -155,11 +156,59 @@ std::pair<double, double> profile(const Evaluator& f, const Vec& x, std::size_t 
   return out;
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool same_load(const MeasuredPoint& a, const MeasuredPoint& b) {
+  return a.closed_loop == b.closed_loop && a.concurrency == b.concurrency && a.rate == b.rate &&
+         a.input_len == b.input_len && a.output_len == b.output_len;
+}
+
+// One point per load, in first-seen order, each figure the median of the load's runs.
+std::vector<MeasuredPoint> merge_repeated_loads(const std::vector<MeasuredPoint>& points) {
+  std::vector<MeasuredPoint> out;
+  std::vector<bool> taken(points.size(), false);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (taken[i])
+      continue;
+    std::vector<const MeasuredPoint*> runs;
+    for (std::size_t j = i; j < points.size(); ++j) {
+      if (!taken[j] && same_load(points[i], points[j])) {
+        taken[j] = true;
+        runs.push_back(&points[j]);
+      }
+    }
+    MeasuredPoint m = points[i];
+    m.runs = static_cast<int>(runs.size());
+    if (runs.size() > 1) {
+      std::vector<std::string> ranges;
+      for (const auto& [name, field] :
+           {std::pair{"TTFT p50 ms", &MeasuredPoint::ttft_p50_ms},
+            std::pair{"TPOT p50 ms", &MeasuredPoint::tpot_p50_ms},
+            std::pair{"requests/s", &MeasuredPoint::requests_per_s}}) {
+        std::vector<double> v;
+        for (const MeasuredPoint* r : runs)
+          v.push_back(r->*field);
+        m.*field = median_of(v);
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        ranges.push_back(fmt::format("{} {:.3g}–{:.3g}", name, *lo, *hi));
+      }
+      m.spread = fmt::format("{}", fmt::join(ranges, ", "));
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string MeasuredPoint::label() const {
-  return closed_loop ? fmt::format("concurrency {:g}", concurrency)
-                     : fmt::format("rate {:g}/s", rate);
+  const std::string load = closed_loop ? fmt::format("concurrency {:g}", concurrency)
+                                       : fmt::format("rate {:g}/s", rate);
+  return runs > 1 ? fmt::format("{} ×{}", load, runs) : load;
 }
 
 Result<std::vector<MeasuredPoint>> measured_points(const json& bench) {
@@ -189,7 +238,7 @@ Result<std::vector<MeasuredPoint>> measured_points(const json& bench) {
   }
   if (out.empty())
     return fail("no point of the run completed a request with known lengths");
-  return out;
+  return merge_repeated_loads(out);
 }
 
 Result<MeasuredPoint> simulate_point(const Scenario& scenario, const ServingShape& shape,
@@ -238,6 +287,8 @@ Result<CostCalibration> calibrate_cost_model(const Scenario& scenario, const Ser
   }
   for (std::size_t p = 0; p < points.size(); ++p) {
     const MeasuredPoint& m = points[p];
+    if (m.runs > 1)
+      c.merged.push_back(fmt::format("{}: the median of {} runs ({})", m.label(), m.runs, m.spread));
     for (const auto& [metric, field] : {std::pair{"TTFT p50 ms", &MeasuredPoint::ttft_p50_ms},
                                         std::pair{"TPOT p50 ms", &MeasuredPoint::tpot_p50_ms},
                                         std::pair{"requests/s", &MeasuredPoint::requests_per_s}}) {
@@ -266,6 +317,7 @@ json calibration_json(const CostCalibration& c) {
           {"fitted_intervals", intervals},
           {"rms_log_error_before", std::sqrt(c.loss_before)},
           {"rms_log_error_after", std::sqrt(c.loss_after)},
+          {"merged_runs", c.merged},
           {"residuals", residuals}};
 }
 
@@ -297,6 +349,10 @@ std::string render_calibration_text(const CostCalibration& c) {
   out +=
       "  interval: where the fit's squared log error stays within twice its minimum, the "
       "other factors held; a wide one means the points cannot tell it apart\n\n";
+  for (const std::string& m : c.merged)
+    out += fmt::format("  {}\n", m);
+  if (!c.merged.empty())
+    out += "\n";
   out += fmt::format("  {:<16} {:<12} {:>10} {:>12} {:>12}\n", "point", "figure", "measured",
                      "before", "calibrated");
   for (const CalibrationResidual& r : c.residuals) {

@@ -26,10 +26,14 @@ struct MeasuredPoint {
   std::int64_t input_len = 0;   // mean prompt tokens (as reported, else as asked)
   std::int64_t output_len = 0;  // mean output tokens
   double ttft_p50_ms = 0, tpot_p50_ms = 0, requests_per_s = 0;
+  int runs = 1;       // measurements of this load merged into the point (their medians)
+  std::string spread; // with runs > 1: each figure's range across them ("TTFT p50 6.7–119 ms")
   std::string label() const;
 };
 
-/// The points of a bench --json document; fails naming what it lacks.
+/// The points of a bench --json document; fails naming what it lacks. Points of the same load
+/// and lengths (a load measured again: `--concurrency 1,1,1`) become one point holding each
+/// figure's median, so one stalled run cannot pull the fit.
 Result<std::vector<MeasuredPoint>> measured_points(const nlohmann::json& bench);
 
 struct CalibrationResidual {
@@ -47,6 +51,7 @@ struct CostCalibration {
   std::vector<FactorFit> factors;
   std::vector<CalibrationResidual> residuals;
   double loss_before = 0, loss_after = 0;  // mean squared log error over the figures
+  std::vector<std::string> merged;  // loads measured more than once: the runs' ranges
   std::string source;
 };
 

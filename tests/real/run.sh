@@ -13,6 +13,7 @@ trap 'rm -rf "$TMP"' EXIT
 capacity() { "$HERE/capacity_live.sh" "$SS"; }
 bisect() { "$HERE/bisect_live.sh" "$SS"; }
 slo() { "$HERE/slo_live.sh" "$SS"; }
+simulate() { "$HERE/simulate_live.sh" "$SS"; }
 conformance() { SERVESCOPE=$SS "$HERE/conformance.sh" "$TMP/conformance"; }
 # The peers on the real engine and the twin (not the CPU-cost part, a benchmark): request counts
 # and tokens are asserted; latencies on a shared two-core machine are reported here, not
@@ -21,7 +22,7 @@ peers() {
   PEERS_PARTS="a b" PEERS_REQUESTS=20 PEERS_FACTOR=1000000 PEERS_SLACK_MS=1000000 \
     "$ROOT/bench/peers.sh" "$TMP/peers"
 }
-steps=(capacity bisect slo)
+steps=(capacity bisect slo simulate)
 [ -x "$HERE/conformance.sh" ] && steps+=(conformance)
 [ -x "$ROOT/bench/peers.sh" ] && steps+=(peers)
 failed=()
