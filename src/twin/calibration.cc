@@ -185,10 +185,9 @@ std::vector<MeasuredPoint> merge_repeated_loads(const std::vector<MeasuredPoint>
     m.runs = static_cast<int>(runs.size());
     if (runs.size() > 1) {
       std::vector<std::string> ranges;
-      for (const auto& [name, field] :
-           {std::pair{"TTFT p50 ms", &MeasuredPoint::ttft_p50_ms},
-            std::pair{"TPOT p50 ms", &MeasuredPoint::tpot_p50_ms},
-            std::pair{"requests/s", &MeasuredPoint::requests_per_s}}) {
+      for (const auto& [name, field] : {std::pair{"TTFT p50 ms", &MeasuredPoint::ttft_p50_ms},
+                                        std::pair{"TPOT p50 ms", &MeasuredPoint::tpot_p50_ms},
+                                        std::pair{"requests/s", &MeasuredPoint::requests_per_s}}) {
         std::vector<double> v;
         for (const MeasuredPoint* r : runs)
           v.push_back(r->*field);
@@ -206,8 +205,8 @@ std::vector<MeasuredPoint> merge_repeated_loads(const std::vector<MeasuredPoint>
 }  // namespace
 
 std::string MeasuredPoint::label() const {
-  const std::string load = closed_loop ? fmt::format("concurrency {:g}", concurrency)
-                                       : fmt::format("rate {:g}/s", rate);
+  const std::string load =
+      closed_loop ? fmt::format("concurrency {:g}", concurrency) : fmt::format("rate {:g}/s", rate);
   return runs > 1 ? fmt::format("{} ×{}", load, runs) : load;
 }
 
@@ -288,7 +287,8 @@ Result<CostCalibration> calibrate_cost_model(const Scenario& scenario, const Ser
   for (std::size_t p = 0; p < points.size(); ++p) {
     const MeasuredPoint& m = points[p];
     if (m.runs > 1)
-      c.merged.push_back(fmt::format("{}: the median of {} runs ({})", m.label(), m.runs, m.spread));
+      c.merged.push_back(
+          fmt::format("{}: the median of {} runs ({})", m.label(), m.runs, m.spread));
     for (const auto& [metric, field] : {std::pair{"TTFT p50 ms", &MeasuredPoint::ttft_p50_ms},
                                         std::pair{"TPOT p50 ms", &MeasuredPoint::tpot_p50_ms},
                                         std::pair{"requests/s", &MeasuredPoint::requests_per_s}}) {

@@ -26,8 +26,8 @@ struct MeasuredPoint {
   std::int64_t input_len = 0;   // mean prompt tokens (as reported, else as asked)
   std::int64_t output_len = 0;  // mean output tokens
   double ttft_p50_ms = 0, tpot_p50_ms = 0, requests_per_s = 0;
-  int runs = 1;       // measurements of this load merged into the point (their medians)
-  std::string spread; // with runs > 1: each figure's range across them ("TTFT p50 6.7–119 ms")
+  int runs = 1;        // measurements of this load merged into the point (their medians)
+  std::string spread;  // with runs > 1: each figure's range across them ("TTFT p50 6.7–119 ms")
   std::string label() const;
 };
 
@@ -51,7 +51,7 @@ struct CostCalibration {
   std::vector<FactorFit> factors;
   std::vector<CalibrationResidual> residuals;
   double loss_before = 0, loss_after = 0;  // mean squared log error over the figures
-  std::vector<std::string> merged;  // loads measured more than once: the runs' ranges
+  std::vector<std::string> merged;         // loads measured more than once: the runs' ranges
   std::string source;
 };
 
