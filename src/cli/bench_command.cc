@@ -1,7 +1,7 @@
 // servescope bench --url URL [--api NAME] [--model NAME] (--concurrency C[,C...] | --rate
 //   R[,R...] [--arrival poisson|constant|gamma:K] [--concurrency CAP]) (--requests N |
 //   --duration D) [--input-len SPEC] [--output-len SPEC] [--dataset random|FILE.jsonl]
-//   [--shared-prefix N:LEN]
+//   [--shared-prefix N:LEN] [--multi-turn T]
 //   [--warmup N] [--seed S] [--timeout D] [--json FILE] [--csv FILE] [--markdown FILE] [--html
 //   FILE]
 //   [--details] [--expect-from LOG | scenario options (--model-config for the config) -- CMD]
@@ -175,6 +175,7 @@ ExitStatus run_bench(const CommandArgs& args) {
   std::string url, api = "openai-completions", model, concurrency, rate, arrival = "poisson";
   std::string duration, timeout = "300s", scrape_interval = "250ms";
   std::string input_len = "1024", output_len = "256", dataset = "random", shared_prefix;
+  std::int64_t turns = 1;
   std::string json_path, csv_path, expect_from, engine_names;
   std::string slo;
   double max_error_rate = 0;
@@ -242,6 +243,11 @@ ExitStatus run_bench(const CommandArgs& args) {
                  "N:LEN: each synthetic prompt starts with one of N system prompts of LEN tokens "
                  "(in turn), then its own --input-len tokens; the server's prefix-cache hits "
                  "show what it reused");
+  app.add_option("--multi-turn", turns,
+                 "T: synthetic conversations of T requests; each turn is sent when the one before "
+                 "it has ended and re-sends the history (earlier prompts, answers as tokens of "
+                 "their length) plus its own --input-len tokens")
+      ->check(CLI::Range(1, 64));
   app.add_option("--warmup", warmup, "Requests sent first at each point and left out")
       ->capture_default_str();
   app.add_option("--seed", seed, "Seed of prompts, lengths and arrivals")->capture_default_str();
@@ -398,6 +404,7 @@ ExitStatus run_bench(const CommandArgs& args) {
   o.dataset.output_len = output_len;
   o.dataset.output_len_given = app.count("--output-len") > 0;
   o.dataset.seed = seed;
+  o.dataset.turns = turns;
   if (!shared_prefix.empty()) {
     if (Status st = parse_shared_prefix(shared_prefix, o.dataset); !st)
       return usage_error(st.message());

@@ -132,6 +132,7 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
     r.bytes = http_post(o.url, o.api.path, body, o.stream);
     r.input_tokens = item.input_tokens;
     r.output_tokens = item.output_tokens;
+    r.continues = item.turn > 0;
     pool.push_back(std::move(r));
   }
 

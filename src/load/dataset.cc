@@ -171,7 +171,10 @@ void add_shared_prefixes(const DatasetOptions& o, Dataset& d) {
   }
   for (std::size_t i = 0; i < d.items.size(); ++i) {
     PromptItem& item = d.items[i];
-    const std::size_t g = i % static_cast<std::size_t>(o.shared_prefix_groups);
+    // A conversation keeps one system prompt for all its turns.
+    const std::size_t conversation =
+        i / static_cast<std::size_t>(std::max<std::int64_t>(o.turns, 1));
+    const std::size_t g = conversation % static_cast<std::size_t>(o.shared_prefix_groups);
     if (o.token_ids)
       item.token_ids.insert(item.token_ids.begin(), ids[g].begin(), ids[g].end());
     else
@@ -183,9 +186,41 @@ void add_shared_prefixes(const DatasetOptions& o, Dataset& d) {
                                o.shared_prefix_groups == 1 ? "" : "s", o.shared_prefix_tokens);
 }
 
+// --multi-turn: consecutive items become conversations of `turns` requests. A later turn's
+// prompt is the previous turn's prompt, an answer of the previous turn's output length, then
+// its own tokens — what a chat client re-sends. The engine's own answer is not returned as ids
+// by the API, so the stand-in answer is not what the engine cached: a prefix-caching server
+// finds the earlier prompts, not the answers.
+void chain_turns(const DatasetOptions& o, Dataset& d) {
+  Random random(o.seed ^ 0x7a1c5ULL);
+  const auto turns = static_cast<std::size_t>(o.turns);
+  for (std::size_t i = 0; i < d.items.size(); ++i) {
+    PromptItem& item = d.items[i];
+    item.turn = static_cast<std::int32_t>(i % turns);
+    if (item.turn == 0)
+      continue;
+    const PromptItem& previous = d.items[i - 1];
+    if (o.token_ids) {
+      std::vector<std::int32_t> ids = previous.token_ids;
+      const auto answer = synthetic_token_ids(previous.output_tokens, random);
+      ids.insert(ids.end(), answer.begin(), answer.end());
+      ids.insert(ids.end(), item.token_ids.begin(), item.token_ids.end());
+      item.token_ids = std::move(ids);
+    } else {
+      item.prompt =
+          previous.prompt + synthetic_prompt(previous.output_tokens, random) + item.prompt;
+    }
+    item.input_tokens += previous.input_tokens + previous.output_tokens;
+  }
+  d.description += fmt::format(" · conversations of {} turns (each re-sends its history)", turns);
+}
+
 }  // namespace
 
 Result<Dataset> load_dataset(const DatasetOptions& o) {
+  if (o.turns > 1 && o.source != "random")
+    return fail("--multi-turn applies to synthetic prompts (--dataset random), not to --dataset " +
+                o.source);
   if (o.shared_prefix_groups > 0 && o.source != "random")
     return fail(
         "--shared-prefix applies to synthetic prompts (--dataset random), not to "
@@ -216,6 +251,8 @@ Result<Dataset> load_dataset(const DatasetOptions& o) {
                                 paired ? in->describe() : out->describe(),
                                 o.token_ids ? "" : " · text prompts (token count approximate)");
     d.input_estimated = !o.token_ids;
+    if (o.turns > 1)
+      chain_turns(o, d);
     if (o.shared_prefix_groups > 0)
       add_shared_prefixes(o, d);
     return d;

@@ -33,6 +33,7 @@ struct PromptItem {
   std::int64_t input_tokens = 0;          // target (synthetic) or estimate (file); the whole prompt
   std::int64_t output_tokens = 0;         // requested max_tokens
   std::int64_t shared_prefix_tokens = 0;  // of input_tokens, the system prompt others share
+  std::int32_t turn = 0;  // 0: a conversation's first request; k: its (k+1)-th, after item − 1
 };
 
 struct DatasetOptions {
@@ -48,6 +49,9 @@ struct DatasetOptions {
   // each system prompt once. 0 groups: none.
   std::int64_t shared_prefix_groups = 0;
   std::int64_t shared_prefix_tokens = 0;
+  // --multi-turn T: synthetic conversations of T requests; each turn re-sends the history (its
+  // earlier prompts and, as tokens of their length, the answers) and adds --input-len tokens.
+  std::int64_t turns = 1;
 };
 
 /// Parses --shared-prefix N:LEN (N ≥ 1 system prompts of LEN ≥ 1 tokens).

@@ -164,5 +164,57 @@ TEST(Dataset, ASharedPrefixNeedsNAndLenAndSyntheticPrompts) {
   EXPECT_NE(d.message().find("--shared-prefix applies to synthetic prompts"), std::string::npos);
 }
 
+TEST(Dataset, MultiTurnConversationsResendTheirHistory) {
+  DatasetOptions o;
+  o.input_len = "32";
+  o.output_len = "8";
+  o.count = 7;  // two conversations of three turns, and the first turn of a third
+  o.turns = 3;
+  ASSERT_TRUE(parse_shared_prefix("2:16", o));
+  auto d = load_dataset(o);
+  ASSERT_TRUE(d) << d.message();
+  ASSERT_EQ(d->items.size(), 7u);
+  for (std::size_t i = 0; i < 7; ++i) {
+    const PromptItem& item = d->items[i];
+    EXPECT_EQ(item.turn, static_cast<std::int32_t>(i % 3)) << i;
+    // 16 system + 32 own; each later turn adds an 8-token answer and 32 own tokens.
+    EXPECT_EQ(item.input_tokens, 48 + (i % 3) * 40) << i;
+    EXPECT_EQ(static_cast<std::int64_t>(item.token_ids.size()), item.input_tokens) << i;
+    if (item.turn > 0) {  // the turn before is this prompt's beginning
+      const auto& before = d->items[i - 1].token_ids;
+      EXPECT_TRUE(std::equal(before.begin(), before.end(), item.token_ids.begin())) << i;
+    }
+  }
+  // A conversation keeps its system prompt; the next conversation takes the other one.
+  const auto head = [&](std::size_t i) {
+    return std::vector<std::int32_t>(d->items[i].token_ids.begin(),
+                                     d->items[i].token_ids.begin() + 16);
+  };
+  EXPECT_EQ(head(0), head(2));
+  EXPECT_NE(head(0), head(3));
+  EXPECT_EQ(head(0), head(6));
+  EXPECT_NE(d->description.find("conversations of 3 turns"), std::string::npos) << d->description;
+  // Two conversations differ past the system prompt.
+  EXPECT_FALSE(std::equal(d->items[1].token_ids.begin() + 16, d->items[1].token_ids.end(),
+                          d->items[4].token_ids.begin() + 16));
+}
+
+TEST(Dataset, MultiTurnTextConversationsGrowByTheirHistory) {
+  DatasetOptions o;
+  o.input_len = "10";
+  o.output_len = "5";
+  o.count = 2;
+  o.turns = 2;
+  o.token_ids = false;
+  auto d = load_dataset(o);
+  ASSERT_TRUE(d) << d.message();
+  EXPECT_EQ(d->items[1].input_tokens, 25);
+  EXPECT_EQ(d->items[1].prompt.rfind(d->items[0].prompt, 0), 0u);  // starts with turn 1's text
+  o.source = "conversations.jsonl";
+  auto refused = load_dataset(o);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.message().find("--multi-turn applies to synthetic prompts"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace servescope

@@ -18,6 +18,7 @@ struct LoadRunner::Active final : ExchangeHandler {
   ResponseReader reader;
   Transport::Handle handle = 0;
   double deadline = 0;
+  std::size_t prompt = 0;    // in runner.pool_
   std::size_t position = 0;  // in runner.active_
   bool live = false;
 
@@ -93,6 +94,22 @@ void LoadRunner::in_flight_changed(int delta) {
   data_.in_flight[b].max = std::max(data_.in_flight[b].max, in_flight_);
 }
 
+std::size_t LoadRunner::next_prompt() {
+  if (!next_turns_.empty()) {
+    const std::size_t next = next_turns_.front();
+    next_turns_.pop_front();
+    return next;
+  }
+  // A new conversation: skip the later turns of conversations (bounded: a pool's first item
+  // always starts one).
+  for (std::size_t k = 0; k < pool_.size(); ++k) {
+    const std::size_t at = next_start_++ % pool_.size();
+    if (!pool_[at].continues)
+      return at;
+  }
+  return 0;
+}
+
 void LoadRunner::issue(double intended, double ready) {
   Active* a;
   if (free_.empty()) {
@@ -103,7 +120,8 @@ void LoadRunner::issue(double intended, double ready) {
     free_.pop_back();
   }
   const std::uint64_t index = issued_++;
-  const PreparedRequest& req = pool_[(prompts_used_ + index) % pool_.size()];
+  a->prompt = next_prompt();
+  const PreparedRequest& req = pool_[a->prompt];
   const double now = loop_.now();
   a->rec = RequestRecord{};
   a->rec.index = static_cast<std::uint32_t>(index);
@@ -192,6 +210,9 @@ void LoadRunner::finish(Active* a) {
     if (error != ErrorKind::kNone)
       ++measured_failed_;
   }
+  const std::size_t after = a->prompt + 1;
+  if (a->rec.ok() && after < pool_.size() && pool_[after].continues)
+    next_turns_.push_back(after);
   data_.records.push_back(a->rec);
   free_.push_back(a);
   in_flight_changed(-1);
@@ -345,7 +366,7 @@ PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, Progre
   pending_.clear();
   pending_head_ = 0;
   random_ = std::make_unique<Random>(plan.seed);
-  prompts_used_ += issued_;
+  next_turns_.clear();
   issued_ = arrivals_ = measured_done_ = measured_failed_ = 0;
   in_flight_ = 0;
   ending_ = ended_ = false;

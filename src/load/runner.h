@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -40,6 +41,9 @@ struct PreparedRequest {
   std::string bytes;  // the whole HTTP request
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
+  // A later turn of the conversation the pool item before it belongs to: sent only once that
+  // turn has ended well (bench --multi-turn), never to start a conversation.
+  bool continues = false;
 };
 
 /// Everything recorded during one point; point_summary.h turns it into a BenchPoint.
@@ -95,6 +99,7 @@ class LoadRunner {
   friend struct Active;
 
   bool may_send() const;
+  std::size_t next_prompt();
   void issue(double intended, double ready);
   void finish(Active* active);
   void collect(const Active& active);
@@ -127,9 +132,12 @@ class LoadRunner {
   double next_arrival_ = 0;
   double last_free_ = -1e300;  // when a full cap last freed a slot
   std::uint64_t issued_ = 0;
-  // Prompts taken by earlier points: each point goes on through the pool, so a sweep does not
-  // send a prefix-caching server the prompts it has already cached.
-  std::uint64_t prompts_used_ = 0;
+  // Where the next conversation starts in the pool. It goes on across points, so a sweep does
+  // not send a prefix-caching server the prompts it has already cached.
+  std::uint64_t next_start_ = 0;
+  // Later turns whose previous turn has ended well, sent before any new conversation (a closed
+  // loop's slot so goes on with its own conversation). A new point drops them.
+  std::deque<std::size_t> next_turns_;
   std::uint64_t arrivals_ = 0;
   std::uint64_t measured_done_ = 0;
   std::uint64_t measured_failed_ = 0;

@@ -287,5 +287,84 @@ TEST(LoadRunner, EachPointGoesOnThroughThePromptsSoASweepRepeatsNone) {
             (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "1"}));
 }
 
+std::vector<std::string> prompts_sent(const FakeTransport& server) {
+  std::vector<std::string> sent;
+  for (const std::string& r : server.requests())
+    sent.push_back(
+        r.substr(r.find("X-Prompt: ") + 10, r.find("\r\n\r\n") - r.find("X-Prompt: ") - 10));
+  return sent;
+}
+
+// Conversations of three turns: "c0t0 c0t1 c0t2 c1t0 ...", the later turns marked.
+std::vector<PreparedRequest> conversations(int n) {
+  std::vector<PreparedRequest> pool;
+  for (int c = 0; c < n; ++c) {
+    for (int t = 0; t < 3; ++t) {
+      PreparedRequest r{"POST /v1/completions HTTP/1.1\r\nX-Prompt: c" + std::to_string(c) + "t" +
+                            std::to_string(t) + "\r\n\r\n",
+                        100, 10};
+      r.continues = t > 0;
+      pool.push_back(r);
+    }
+  }
+  return pool;
+}
+
+TEST(LoadRunner, AConversationsNextTurnGoesWhenItsTurnHasEnded) {
+  FakeEventLoop loop;
+  std::vector<double> starts, ends;  // of each send
+  FakeTransport server(loop, [&](std::uint64_t, double now) {
+    ScriptedReply r;
+    const double took = 0.01 * static_cast<double>(1 + starts.size() % 2);  // two speeds in turn
+    r.chunks.push_back({took, json_reply(100, 10)});
+    starts.push_back(now);
+    ends.push_back(now + took);
+    return r;
+  });
+  const auto pool = conversations(4);
+  const ApiSpec api = completions();
+  LoadRunner runner(loop, server, api, false, pool);
+  PointPlan plan;
+  plan.concurrency = 2;
+  plan.requests = 6;
+  runner.run(plan);
+  // Two users (replies of 10 and 20 ms in turn): each goes on with its own conversation the
+  // moment a turn ends; a new one starts only when c0 is over (at 30 ms, c1t1 still out).
+  EXPECT_EQ(prompts_sent(server),
+            (std::vector<std::string>{"c0t0", "c1t0", "c0t1", "c1t1", "c0t2", "c2t0"}));
+  // Each later turn went the moment the turn before it ended.
+  for (const auto& [turn, before] : {std::pair{2, 0}, std::pair{3, 1}, std::pair{4, 2}})
+    EXPECT_DOUBLE_EQ(starts[turn], ends[before]) << turn;
+  // The next point drops the unfinished conversations and starts new ones where the last left
+  // off (c3, then round the pool to c0).
+  runner.run(plan);
+  const auto sent = prompts_sent(server);
+  EXPECT_EQ(sent[6], "c3t0");
+  EXPECT_EQ(sent[7], "c0t0");
+}
+
+TEST(LoadRunner, AFailedTurnEndsItsConversation) {
+  FakeEventLoop loop;
+  FakeTransport server(loop, [](std::uint64_t index, double) {
+    ScriptedReply r;
+    if (index == 2)  // c0t1
+      r.chunks.push_back(
+          {0.005, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"});
+    else
+      r.chunks.push_back({0.01 * static_cast<double>(1 + index % 2), json_reply(100, 10)});
+    return r;
+  });
+  const auto pool = conversations(3);
+  const ApiSpec api = completions();
+  LoadRunner runner(loop, server, api, false, pool);
+  PointPlan plan;
+  plan.concurrency = 2;
+  plan.requests = 6;
+  runner.run(plan);
+  const auto sent = prompts_sent(server);
+  EXPECT_EQ(std::count(sent.begin(), sent.end(), "c0t2"), 0) << ::testing::PrintToString(sent);
+  EXPECT_EQ(std::count(sent.begin(), sent.end(), "c2t0"), 1) << ::testing::PrintToString(sent);
+}
+
 }  // namespace
 }  // namespace servescope::testing

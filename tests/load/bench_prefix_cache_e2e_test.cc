@@ -1,6 +1,6 @@
 // `bench --shared-prefix` against a vLLM twin, end to end: the prompts share system prompts,
 // the twin's prefix cache skips their prefill, and the report carries the server's own
-// prefix-cache counters over the point.
+// prefix-cache counters over the point; multi-turn conversations find their history cached.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -64,6 +64,30 @@ TEST(BenchPrefixCache, WithoutPrefixCachingNothingIsReused) {
   ASSERT_FALSE(j.is_discarded());
   EXPECT_TRUE(j["points"][0]["server"]["prefix_cache"]["hit_rate"].is_null())
       << j["points"][0]["server"]["prefix_cache"];
+}
+
+TEST(BenchPrefixCache, MultiTurnConversationsFindTheirHistoryCached) {
+  TwinProcess twin({"--gpu", "h100-sxm", "--speed", "20"},
+                   {"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192"});
+  ASSERT_GT(twin.wait_port(), 0) << twin.err();
+  ASSERT_TRUE(twin.wait_ready()) << twin.err();
+  int status = -1;
+  // 8 conversations of 3 turns, 128 own tokens a turn and answers of 64: a conversation asks
+  // for 128 + 320 + 512 tokens; turn 2 finds turn 1's 128 cached, turn 3 turn 2's 320 (whole
+  // blocks both). The stand-in answers are not what the engine generated, so they are not hits.
+  const json j = bench_json(twin.port,
+                            "--concurrency 4 --requests 24 --input-len 128 --output-len 64 "
+                            "--multi-turn 3 --scrape-interval 20ms",
+                            &status);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(status, 0);
+  const json& point = j["points"][0];
+  EXPECT_EQ(point["requests_completed"].get<int>(), 24);
+  const json& cache = point["server"]["prefix_cache"];
+  EXPECT_EQ(cache["queried_tokens"].get<double>(), 8.0 * 960);
+  EXPECT_NEAR(cache["hit_rate"].get<double>(), 448.0 / 960, 1e-9) << cache;
+  const std::string dataset = j["workload"]["dataset"].get<std::string>();
+  EXPECT_NE(dataset.find("conversations of 3 turns"), std::string::npos) << dataset;
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 # CPU (tools/real-engine, llama-f32-hd32), end to end. The engine's own numbers are not asserted
 # (two shared cores); what is: the run completes, every load has a verdict, goodput is reported
 # per point and never above throughput, the search ends within its budget with an answer, and
-# the engine's prefix-cache counters show prompts sharing a system prompt reused.
+# the engine's prefix-cache counters show prompts sharing a system prompt, and multi-turn
+# conversations' history, reused.
 set -uo pipefail
 SS=${1:?usage: slo_live.sh SERVESCOPE}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -79,6 +80,24 @@ c = d["points"][0]["server"]["prefix_cache"]
 print(f"slo_live: shared prefix: the engine's counters: {c['hit_rate']} of {c['queried_tokens']} tokens cached")
 assert c["hit_rate"] is not None and c["queried_tokens"] > 0, c
 assert 0.5 <= c["hit_rate"] <= 11 * 256 / (12 * 288) + 1e-9, c
+PY
+# Multi-turn conversations (issue 35, item 4): each turn re-sends its history. The CPU engine
+# caches 128-token blocks of what it computed, prompts and answers: turn 2 (288 tokens) finds
+# turn 1's 128-token prompt, turn 3 (448) the first two blocks of turn 2's prompt — its third
+# block holds the engine's own answer, which the stand-in answer does not match.
+timeout 180 "$SS" bench --url "$url" --model tiny --concurrency 2 --requests 12 --input-len 128 \
+  --output-len 32 --multi-turn 3 --scrape-interval 100ms --quiet --json "$OUT/turns.json" \
+  > /dev/null
+[ $? -eq 0 ] || { echo "slo_live: bench --multi-turn exited non-zero"; fail=1; }
+python3 - "$OUT/turns.json" <<'PY' || { echo "slo_live: bench --multi-turn: the server's prefix cache"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["points"][0]
+c = p["server"]["prefix_cache"]
+expected = (128 + 256) / (128 + 288 + 448)
+print(f"slo_live: multi-turn: the engine's counters: {c['hit_rate']} of {c['queried_tokens']} tokens cached (by hand {expected:.4f})")
+assert p["requests_completed"] == 12, p["requests_completed"]
+assert c["queried_tokens"] == 4 * 864 and abs(c["hit_rate"] - expected) < 1e-9, c
 PY
 stop
 exit $fail
