@@ -80,6 +80,10 @@ mkdir -p "$work/twin_request"
 printf '\x00{"model": "m", "prompt": [101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117], "max_tokens": 4, "stream": true}' >"$work/twin_request/ids"
 printf '\x00{"prompt": "the and for you are not was can all has one but her his any new out day", "max_tokens": 2}' >"$work/twin_request/text"
 printf '\x01{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": [{"type": "text", "text": "hi"}]}], "max_completion_tokens": 8}' >"$work/twin_request/chat"
+# Trace seeds: Mooncake JSONL and Azure CSV rows.
+mkdir -p "$work/bench_trace"
+printf '{"timestamp": 0, "input_length": 700, "output_length": 4, "hash_ids": [1, 2]}\n{"timestamp": 27, "input_length": 5, "output_length": 2}\n' >"$work/bench_trace/mooncake"
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.99,396,109\n' >"$work/bench_trace/azure"
 # Every target the build made (fuzz/*_fuzz.cc), each from its seed folder (empty if it has none).
 status=0
 for binary in "$build"/*_fuzz; do

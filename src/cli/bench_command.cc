@@ -1,7 +1,7 @@
 // servescope bench --url URL [--api NAME] [--model NAME] (--concurrency C[,C...] | --rate
 //   R[,R...] [--arrival poisson|constant|gamma:K] [--concurrency CAP]) (--requests N |
 //   --duration D) [--input-len SPEC] [--output-len SPEC] [--dataset random|FILE.jsonl]
-//   [--shared-prefix N:LEN] [--multi-turn T]
+//   [--shared-prefix N:LEN] [--multi-turn T] | --trace FILE [--trace-speed S[,S...]]
 //   [--warmup N] [--seed S] [--timeout D] [--json FILE] [--csv FILE] [--markdown FILE] [--html
 //   FILE]
 //   [--details] [--expect-from LOG | scenario options (--model-config for the config) -- CMD]
@@ -15,6 +15,7 @@
 #include <iostream>
 
 #include "cli/bench_on_slurm.h"
+#include "cli/bench_trace_cli.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/scenario_cli.h"
@@ -281,6 +282,8 @@ ExitStatus run_bench(const CommandArgs& args) {
                  "A server log whose max_running_requests the run is held against");
   app.add_flag("--quiet", quiet, "No progress line");
   add_scenario_options(app, scenario, "--model-config");
+  BenchTraceCli trace;
+  add_bench_trace_options(app, trace);
   BenchSlurmCli slurm;
   add_bench_slurm_options(app, slurm);
   if (auto exit = parse_command_line(app, args))
@@ -324,9 +327,11 @@ ExitStatus run_bench(const CommandArgs& args) {
 
   if (!find_max.empty() && concurrency.empty() && rate.empty())
     (find_max == "rate" ? rate : concurrency) = "1";  // the search starts from one
-  if (concurrency.empty() && rate.empty())
-    return usage_error("bench: give --concurrency C (closed loop) or --rate R (open loop)");
-  if ((requests > 0) == !duration.empty())
+  const bool replay = !trace.file.empty();
+  if (concurrency.empty() && rate.empty() && !replay)
+    return usage_error(
+        "bench: give --concurrency C (closed loop), --rate R (open loop) or --trace FILE");
+  if (!replay && (requests > 0) == !duration.empty())
     return usage_error("bench: give exactly one of --requests N and --duration D");
   if (requests < 0 || warmup < 0)
     return usage_error("bench: --requests and --warmup must not be negative");
@@ -373,7 +378,13 @@ ExitStatus run_bench(const CommandArgs& args) {
   base.warmup = warmup;
   base.timeout_s = *timeout_s;
   base.seed = seed;
-  if (rate_values.empty()) {
+  if (replay) {
+    if (conc_values.size() > 1)
+      return usage_error("bench: with --trace, --concurrency is one cap on requests in flight");
+    base.concurrency = conc_values.empty() ? 0 : static_cast<int>(conc_values.front());
+    if (Status st = apply_bench_trace(app, trace, requests, base, o); !st)
+      return usage_error(st.message());
+  } else if (rate_values.empty()) {
     for (double c : conc_values) {
       PointPlan p = base;
       p.closed_loop = true;

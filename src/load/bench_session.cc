@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "load/asio_client.h"
@@ -31,6 +32,28 @@ std::string first_model_id(const std::string& body) {
       !j["data"][0]["id"].is_string())
     return "";
   return j["data"][0]["id"].get<std::string>();
+}
+
+// The prompts of a --trace replay: each point its own round of the trace's rows (block ids give
+// other tokens in another round), as many rounds as fit in the prompt cap; past them the pool
+// comes round again on a row boundary, so rows and sends stay paired.
+Result<Dataset> trace_dataset(const BenchOptions& o, bool token_ids, std::size_t cap) {
+  Dataset d;
+  const auto rows = static_cast<std::size_t>(o.points.empty() ? 0 : o.points.front().requests);
+  if (rows == 0)
+    return fail("--trace " + o.trace_name + ": no rows to replay");
+  const std::size_t rounds = std::min(o.points.size(), std::max<std::size_t>(1, cap / rows));
+  for (std::size_t k = 0; k < rounds; ++k) {
+    auto items = trace_prompts(*o.trace, rows, k, o.dataset.seed, token_ids);
+    std::move(items.begin(), items.end(), std::back_inserter(d.items));
+  }
+  d.description = fmt::format("trace {} ({}, {} requests over {:.1f} s){}", o.trace_name,
+                              o.trace->format, rows, o.trace->rows[rows - 1].at_s,
+                              token_ids ? "" : " · text prompts (token count approximate)");
+  d.input_estimated = !token_ids;
+  if (rounds < o.points.size())
+    d.description += fmt::format(" · prompts repeat after {} replays", rounds);
+  return d;
 }
 
 }  // namespace
@@ -102,11 +125,12 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   for (const PointPlan& p : o.points)
     total += p.requests > 0 ? static_cast<std::size_t>(p.requests + p.warmup) : 4096;
   dataset_options.count = std::min<std::size_t>(std::max<std::size_t>(total, 1), kMaxPrompts);
-  auto dataset = load_dataset(dataset_options);
+  auto dataset = o.trace ? trace_dataset(o, dataset_options.token_ids, kMaxPrompts)
+                         : load_dataset(dataset_options);
   if (!dataset)
     return fail(dataset.message());
   report.dataset = dataset->description;
-  if (total > kMaxPrompts)
+  if (total > kMaxPrompts && !o.trace)
     report.dataset += fmt::format(
         " · prompts repeat after {} requests (a prefix-caching server "
         "serves repeats from its cache)",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "load/api.h"
 #include "load/dataset.h"
 #include "load/runner.h"
+#include "load/trace.h"
 #include "load/url.h"
 #include "report/bench_report.h"
 
@@ -26,6 +28,8 @@ struct BenchOptions {
   bool continuous_usage = true;
   std::vector<PointPlan> points;
   DatasetOptions dataset;
+  std::shared_ptr<const Trace> trace;  // --trace: prompts and sends from it (points: trace_points)
+  std::string trace_name;
   bool details = false;
   std::string engine;  // whose metric names to read; "" detects from /metrics
   bool watch_server = true;

@@ -14,7 +14,9 @@ BenchPoint summarize_point(const PointPlan& plan, PointData& data, bool details)
   p.closed_loop = plan.closed_loop;
   p.concurrency = plan.concurrency;
   p.rate = plan.closed_loop ? 0 : plan.rate;
-  p.arrival = plan.closed_loop ? "" : plan.arrival.describe();
+  p.arrival = plan.closed_loop             ? ""
+              : plan.arrival_label.empty() ? plan.arrival.describe()
+                                           : plan.arrival_label;
   p.warmup = plan.warmup;
 
   std::vector<double> ttft, ttft_i, tpot, e2e, e2e_i, queue, lag, in_req, in_rep, out;

@@ -252,7 +252,10 @@ void LoadRunner::on_arrival() {
       break;
     pending_.push_back(next_arrival_);
     ++arrivals_;
-    next_arrival_ += plan_.arrival.next_gap(*random_, plan_.rate);
+    if (plan_.arrivals_s.empty())
+      next_arrival_ += plan_.arrival.next_gap(*random_, plan_.rate);
+    else if (arrivals_ < plan_.arrivals_s.size())
+      next_arrival_ = t0_ + plan_.arrivals_s[arrivals_];
   }
   const bool more = by_count ? arrivals_ < total : next_arrival_ < t0_ + plan_.duration_s;
   if (more && !ending_)
@@ -396,7 +399,7 @@ PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, Progre
       for (std::int64_t i = 0; i < first && may_send(); ++i)
         issue(t0_, t0_);
     } else {
-      next_arrival_ = t0_;
+      next_arrival_ = t0_ + (plan_.arrivals_s.empty() ? 0.0 : plan_.arrivals_s.front());
       on_arrival();
     }
     maybe_end();

@@ -30,6 +30,10 @@ struct PointPlan {
   int concurrency = 1;  // closed loop: in flight; open loop: the cap (0: none)
   double rate = 0;      // open loop: requests per second
   ArrivalProcess arrival;
+  // Open loop from a trace (bench --trace): each request's send, in seconds from the point's
+  // start, instead of the arrival process; arrival_label says so in the report.
+  std::vector<double> arrivals_s;
+  std::string arrival_label;
   std::int64_t requests = 0;  // measured requests; 0: bounded by duration_s
   double duration_s = 0;
   std::int64_t warmup = 0;  // requests sent first and left out of the figures
