@@ -7,11 +7,11 @@ build_packages=(
   cmake ninja-build g++ ccache pkg-config
   libfmt-dev libcli11-dev nlohmann-json3-dev libre2-dev libboost-dev libcsv-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libyaml-cpp-dev libcurl4-openssl-dev
+  libyaml-cpp-dev libssl-dev
 )
 # Tools the tests drive as peers (curl against the twin) and the sanitizer/fuzz
 # toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.
-test_packages=(curl clang libclang-rt-14-dev clang-format nodejs)
+test_packages=(curl openssl clang libclang-rt-14-dev clang-format nodejs)
 bench_packages=(wrk hyperfine python3-aiohttp)
 # A real single-node Slurm cluster for `make test-slurm` (tests/slurm/cluster.sh starts it).
 slurm_packages=(slurm-wlm munge)

@@ -1,11 +1,10 @@
 #include "catalog/hub_client.h"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <memory>
 
+#include "catalog/http_get.h"
 #include "core/text.h"
 
 namespace servescope {
@@ -14,32 +13,6 @@ namespace {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::string(v) : std::string();
-}
-
-size_t on_body(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-struct Headers {
-  std::string commit, etag, linked_etag;
-};
-
-size_t on_header(char* data, size_t size, size_t n, void* out) {
-  std::string_view line(data, size * n);
-  auto* h = static_cast<Headers*>(out);
-  const auto colon = line.find(':');
-  if (colon != std::string_view::npos) {
-    const std::string name = to_lower(line.substr(0, colon));
-    const std::string value(trim(line.substr(colon + 1)));
-    if (name == "x-repo-commit")
-      h->commit = value;
-    else if (name == "etag")
-      h->etag = value;
-    else if (name == "x-linked-etag")
-      h->linked_etag = value;
-  }
-  return size * n;
 }
 
 }  // namespace
@@ -76,43 +49,16 @@ HubResult fetch_hub_file(const HubSettings& hub, std::string_view id, std::strin
     out.miss = HubMiss::kOther;
     return out;
   }
-  static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-  std::unique_ptr<CURL, void (*)(CURL*)> curl(initialised ? curl_easy_init() : nullptr,
-                                              curl_easy_cleanup);
-  if (!curl) {
-    out.file = fail("cannot start libcurl to reach the Hugging Face Hub");
-    out.miss = HubMiss::kOther;
-    return out;
-  }
   const std::string rev = revision.empty() ? std::string("main") : std::string(revision);
   const std::string url = fmt::format("{}/{}/resolve/{}/{}", hub.endpoint, id, rev, filename);
-  std::string body;
-  Headers headers;
-  curl_slist* request_headers = nullptr;
+  HttpGetOptions options;
+  options.timeout_s = static_cast<double>(hub.timeout_seconds);
+  options.user_agent = "servescope (config.json only)";
   if (!hub.token.empty())
-    request_headers =
-        curl_slist_append(request_headers, ("Authorization: Bearer " + hub.token).c_str());
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(request_headers,
-                                                                 curl_slist_free_all);
-  CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, hub.timeout_seconds);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT, hub.timeout_seconds);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "servescope (config.json only)");
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &headers);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, header_list.get());
-  curl_easy_setopt(c, CURLOPT_MAXFILESIZE, 64L << 20);  // configs are kilobytes
-  const CURLcode rc = curl_easy_perform(c);
-  long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    options.headers.emplace_back("Authorization", "Bearer " + hub.token);
+  HttpGetResult got = http_get(url, options);
   out.miss = HubMiss::kOther;
-  if (rc == CURLE_OPERATION_TIMEDOUT) {
+  if (got.error && got.error->timed_out) {
     out.file =
         fail(fmt::format("model '{}': the Hugging Face Hub ({}) did not answer within {} s "
                          "(HF_HUB_DOWNLOAD_TIMEOUT); "
@@ -120,13 +66,14 @@ HubResult fetch_hub_file(const HubSettings& hub, std::string_view id, std::strin
                          id, hub.endpoint, hub.timeout_seconds));
     return out;
   }
-  if (rc != CURLE_OK) {
+  if (got.error) {
     out.file =
         fail(fmt::format("model '{}': downloading {} failed: {}; pass --model "
                          "PATH/config.json or set HF_ENDPOINT",
-                         id, url, curl_easy_strerror(rc)));
+                         id, url, got.error->message));
     return out;
   }
+  const int status = got.response.status;
   if (status == 401 || status == 403) {
     out.file = fail(fmt::format(
         "model '{}' is gated or private on the Hugging Face Hub (HTTP {}): set HF_TOKEN to a token "
@@ -145,10 +92,14 @@ HubResult fetch_hub_file(const HubSettings& hub, std::string_view id, std::strin
         fmt::format("model '{}': the Hugging Face Hub answered HTTP {} for {}", id, status, url));
     return out;
   }
+  const auto header = [&](const char* name) {
+    const auto it = got.response.headers.find(name);
+    return it == got.response.headers.end() ? std::string() : it->second;
+  };
   HubFile f;
-  f.content = std::move(body);
-  f.commit = headers.commit.empty() ? rev : headers.commit;
-  f.etag = !headers.linked_etag.empty() ? headers.linked_etag : headers.etag;
+  f.content = std::move(got.response.body);
+  f.commit = header("x-repo-commit").empty() ? rev : header("x-repo-commit");
+  f.etag = !header("x-linked-etag").empty() ? header("x-linked-etag") : header("etag");
   out.miss = HubMiss::kNone;
   out.file = std::move(f);
   return out;

@@ -1,5 +1,5 @@
 // Downloads a model's small files (config.json, hf_quant_config.json) from the Hugging Face
-// Hub into the hub cache, so the next run is offline. libcurl does the HTTP(S); the Hub's
+// Hub into the hub cache, so the next run is offline. http_get.h does the HTTP(S); the Hub's
 // resolve endpoint is {HF_ENDPOINT}/{id}/resolve/{revision}/{file}, which answers the commit
 // in X-Repo-Commit and the blob's ETag (X-Linked-Etag for files kept in LFS).
 #pragma once

@@ -21,14 +21,14 @@ void add_bench_trace_options(CLI::App& app, BenchTraceCli& cli) {
 
 Status apply_bench_trace(const CLI::App& app, const BenchTraceCli& cli, std::int64_t requests,
                          const PointPlan& base, BenchOptions& o) {
-  for (const char* option : {"--rate", "--duration", "--dataset", "--input-len", "--output-len",
-                             "--shared-prefix", "--multi-turn", "--warmup", "--arrival",
-                             "--find-max"}) {
+  for (const char* option :
+       {"--rate", "--duration", "--dataset", "--input-len", "--output-len", "--shared-prefix",
+        "--multi-turn", "--warmup", "--arrival", "--find-max"}) {
     if (app.count(option) > 0)
-      return fail(fmt::format(
-          "bench: {} does not go with --trace (the trace gives each request's time and "
-          "lengths); drop it, or use --trace-speed to scale the trace's pace",
-          option));
+      return fail(
+          fmt::format("bench: {} does not go with --trace (the trace gives each request's time and "
+                      "lengths); drop it, or use --trace-speed to scale the trace's pace",
+                      option));
   }
   if (base.concurrency < 0)
     return fail("bench: with --trace, --concurrency is one cap on requests in flight");

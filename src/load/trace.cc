@@ -78,16 +78,16 @@ bool read_datetime(std::string_view s, double& seconds) {
       scale /= 10;
     }
   }
-  seconds = static_cast<double>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) +
-            fraction;
+  seconds =
+      static_cast<double>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) + fraction;
   return true;
 }
 
 Status check_lengths(const TraceRow& row, const std::string& where) {
   if (row.input_tokens < 1 || row.input_tokens > kMaxTokens || row.output_tokens < 1 ||
       row.output_tokens > kMaxTokens)
-    return fail(fmt::format("{}: input and output lengths must be 1 to {} tokens", where,
-                            kMaxTokens));
+    return fail(
+        fmt::format("{}: input and output lengths must be 1 to {} tokens", where, kMaxTokens));
   return ok_status();
 }
 
@@ -142,8 +142,9 @@ Result<CsvColumns> azure_header(std::string_view line, const std::string& where)
       c.output = i, out = true;
   }
   if (!at || !in || !out)
-    return fail(where + ": a CSV trace needs the columns TIMESTAMP, ContextTokens and "
-                        "GeneratedTokens (Azure's LLM inference trace)");
+    return fail(where +
+                ": a CSV trace needs the columns TIMESTAMP, ContextTokens and "
+                "GeneratedTokens (Azure's LLM inference trace)");
   return c;
 }
 

@@ -65,8 +65,7 @@ TEST(Trace, BadRowsAreNamedByLine) {
   for (const Case& c : cases) {
     const auto t = parse_trace(c.text, "t");
     ASSERT_FALSE(t) << c.text;
-    EXPECT_NE(t.message().find(std::string("--trace ") + c.says), std::string::npos)
-        << t.message();
+    EXPECT_NE(t.message().find(std::string("--trace ") + c.says), std::string::npos) << t.message();
   }
 }
 

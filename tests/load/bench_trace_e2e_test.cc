@@ -38,13 +38,13 @@ TEST(BenchTrace, RowsGoAtTheirTimesWithTheirLengthsAndShareTheirBlocks) {
   ASSERT_GT(twin.wait_port(), 0) << twin.err();
   ASSERT_TRUE(twin.wait_ready()) << twin.err();
   int status = -1;
-  const std::string text = run_capture(std::string(SERVESCOPE_BINARY) +
-                                           " bench --url http://127.0.0.1:" +
-                                           std::to_string(twin.port) + " --trace " + trace +
-                                           " --trace-speed 1,2 --scrape-interval 20ms --quiet "
-                                           "--json " +
-                                           out + " 2>&1",
-                                       &status);
+  const std::string text = run_capture(
+      std::string(SERVESCOPE_BINARY) +
+          " bench --url http://127.0.0.1:" + std::to_string(twin.port) + " --trace " + trace +
+          " --trace-speed 1,2 --scrape-interval 20ms --quiet "
+          "--json " +
+          out + " 2>&1",
+      &status);
   EXPECT_EQ(status, 0) << text;
   const json j = json::parse(read_text(out), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << text;
@@ -75,10 +75,10 @@ TEST(BenchTrace, OptionsThatTheTraceReplacesAreBadInput) {
   { std::ofstream(trace) << "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 2}\n"; }
   for (const char* extra : {"--rate 4", "--input-len 64", "--multi-turn 2"}) {
     int status = -1;
-    const std::string text = run_capture(std::string(SERVESCOPE_BINARY) +
-                                             " bench --url http://127.0.0.1:1 --trace " + trace +
-                                             " " + std::string(extra) + " 2>&1",
-                                         &status);
+    const std::string text =
+        run_capture(std::string(SERVESCOPE_BINARY) + " bench --url http://127.0.0.1:1 --trace " +
+                        trace + " " + std::string(extra) + " 2>&1",
+                    &status);
     EXPECT_EQ(status, 2) << text;
     EXPECT_NE(text.find("does not go with --trace"), std::string::npos) << text;
   }
