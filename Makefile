@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 CTEST_ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean
+.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean wheel test-wheel schemas
 
 all: build
 
@@ -62,6 +62,19 @@ bench:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
 	cmake --build $(BUILD) -j $(JOBS)
 	@./bench/run-all.sh $(BUILD)
+
+# The wheel (pyproject.toml: scikit-build-core, the binary linked statically, auditwheel's
+# manylinux tag) in dist/, and the wheel tested as a user installs it (scripts/test-wheel.sh).
+wheel: deps
+	@./scripts/make-wheel.sh
+
+test-wheel: wheel
+	@./scripts/test-wheel.sh
+
+# The JSON schemas of every --json output (schema/), made again from schema/invocations.json.
+schemas: build
+	@./scripts/make-wheel.sh --venv-only
+	tools/wheel/.venv/bin/python tools/wheel/make_schemas.py $(BUILD)/servescope
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

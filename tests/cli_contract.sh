@@ -288,6 +288,18 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['max_runni
 "$bin" --help >/dev/null || fail "--help exited $?"
 "$bin" plan --help | grep -q -- "--free-before-load" || fail "plan --help lacks the calibration options"
 
+# --version: the version, the commit and how far the rules reach, as data/rules-currency.tsv says.
+"$bin" --version | grep -qE '^servescope [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]+(\+changes)?|unknown' \
+  || fail "--version: $("$bin" --version)"
+"$bin" --version --json >"$tmp/version.json" || fail "--version --json exited $?"
+python3 - "$tmp/version.json" "$(dirname "$0")/../data/rules-currency.tsv" <<'PY' || fail "--version --json disagrees with data/rules-currency.tsv"
+import csv, json, sys
+v = json.load(open(sys.argv[1]))
+rows = [r for r in csv.reader(open(sys.argv[2]), delimiter="\t") if r and not r[0].startswith("#")][1:]
+assert {e: v["engines"][e]["release"] for e, _ in rows} == dict(rows), (v, rows)
+assert all(len(v["engines"][e]["main_date"]) == 10 for e, _ in rows), v
+PY
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures CLI contract check(s) failed"
   exit 1

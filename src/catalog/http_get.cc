@@ -94,7 +94,8 @@ std::optional<Url> resolve_location(const Url& base, std::string_view location) 
     u.target = std::string(location);
   } else {
     const auto dir = base.target.rfind('/', base.target.find('?'));
-    u.target = base.target.substr(0, dir == std::string::npos ? 0 : dir + 1) + std::string(location);
+    u.target =
+        base.target.substr(0, dir == std::string::npos ? 0 : dir + 1) + std::string(location);
   }
   return u;
 }
@@ -122,8 +123,9 @@ std::optional<Url> proxy_for(const Url& target) {
   if (bypasses_proxy(target.host))
     return std::nullopt;
   const std::vector<const char*> names =
-      target.tls() ? std::vector<const char*>{"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}
-                   : std::vector<const char*>{"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"};
+      target.tls()
+          ? std::vector<const char*>{"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}
+          : std::vector<const char*>{"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"};
   for (const char* name : names) {
     std::string value = env(name);
     if (value.empty())
@@ -175,10 +177,9 @@ struct Exchange {
   template <class Stream>
   net::awaitable<void> request(Stream& stream, beast::tcp_stream& lowest, bool absolute_form,
                                const std::optional<Url>& proxy) {
-    http::request<http::empty_body> req{http::verb::get,
-                                        absolute_form ? url.scheme + "://" + url.authority() + url.target
-                                                      : url.target,
-                                        11};
+    http::request<http::empty_body> req{
+        http::verb::get,
+        absolute_form ? url.scheme + "://" + url.authority() + url.target : url.target, 11};
     req.set(http::field::host, url.host);
     req.set(http::field::user_agent, options.user_agent);
     req.set(http::field::accept, "*/*");
@@ -210,7 +211,8 @@ struct Exchange {
     beast::tcp_stream stream(executor);
     stage = fmt::format("resolve {}", peer.host);
     stream.expires_after(left());
-    const auto endpoints = co_await resolver.async_resolve(peer.host, peer.port, net::use_awaitable);
+    const auto endpoints =
+        co_await resolver.async_resolve(peer.host, peer.port, net::use_awaitable);
     stage = fmt::format("connect to {}", peer.authority());
     stream.expires_after(left());
     co_await stream.async_connect(endpoints, net::use_awaitable);
@@ -226,9 +228,8 @@ struct Exchange {
       reply.skip(true);  // a CONNECT answer has no body
       co_await http::async_read(stream, buffer, reply, net::use_awaitable);
       if (reply.get().result_int() != 200)
-        throw std::runtime_error(
-            fmt::format("the proxy {} refused the tunnel (HTTP {})", proxy->authority(),
-                        reply.get().result_int()));
+        throw std::runtime_error(fmt::format("the proxy {} refused the tunnel (HTTP {})",
+                                             proxy->authority(), reply.get().result_int()));
     }
     if (!url.tls()) {
       co_await request(stream, stream, proxy.has_value(), proxy);
@@ -305,8 +306,8 @@ HttpGetResult http_get(const std::string& text, const HttpGetOptions& options) {
   if (!bundle.empty()) {
     tls.load_verify_file(bundle, ec);
     if (ec) {
-      out.error = HttpGetError{
-          false, fmt::format("cannot read the CA bundle {} ({}): {}", bundle, source, ec.message())};
+      out.error = HttpGetError{false, fmt::format("cannot read the CA bundle {} ({}): {}", bundle,
+                                                  source, ec.message())};
       return out;
     }
   } else {

@@ -195,10 +195,9 @@ class HttpGet : public ::testing::Test {
   void SetUp() override { clear(); }
   void TearDown() override { clear(); }
   static void clear() {
-    for (const char* name :
-         {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_DIR", "https_proxy",
-          "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
-          "NO_PROXY"})
+    for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                             "SSL_CERT_DIR", "https_proxy", "HTTPS_PROXY", "http_proxy",
+                             "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"})
       ::unsetenv(name);
   }
 };
@@ -229,8 +228,7 @@ TEST_F(HttpGet, AnUntrustedCertificateIsRefusedAndSaid) {
   const HttpGetResult other =
       http_get("https://localhost:" + std::to_string(server.port()) + "/ok", {});
   ASSERT_TRUE(other.error);
-  EXPECT_NE(other.error->message.find("TLS handshake"), std::string::npos)
-      << other.error->message;
+  EXPECT_NE(other.error->message.find("TLS handshake"), std::string::npos) << other.error->message;
   // A bundle that is not there is named.
   ::setenv("SSL_CERT_FILE", "/nonexistent/ca.pem", 1);
   const HttpGetResult missing = http_get(server.url("/ok"), {});

@@ -4,12 +4,16 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
 #include "catalog/embedded_data.h"
 #include "cli/command.h"
+#include "core/build_info.h"
 #include "core/text.h"
+#include "engines/engine.h"
+#include "engines/rules_currency.h"
 
 namespace servescope {
 
@@ -17,13 +21,42 @@ namespace {
 
 void print_usage() {
   std::cout << "servescope — explain, predict and isolate the serving capacity of LLM servers\n\n"
-               "usage: servescope COMMAND [options] [-- LAUNCH COMMAND]\n\ncommands:\n";
+               "usage: servescope COMMAND [options] [-- LAUNCH COMMAND]\n"
+               "       servescope --version [--json]\n\ncommands:\n";
   for (const Command& c : commands())
     std::cout << fmt::format("  {:<10} {}\n", c.name, c.summary);
   std::cout << "\nRun 'servescope COMMAND --help' for a command's options.\n";
 }
 
+// The version, the commit, and how far the engine rules reach (the newest release each pack
+// models and the main-branch date it was cut from).
+int print_version(bool json) {
+  nlohmann::json by_engine = nlohmann::json::object();
+  std::string reach;
+  for (const auto& e : engines()) {
+    const std::string engine(e->name());
+    const RulesCurrency& c = rules_currency(engine);
+    by_engine[engine] = {{"release", c.release}, {"main_date", c.main_date}};
+    reach +=
+        fmt::format("{}{} {} (cut {})", reach.empty() ? "" : " · ", engine, c.release, c.main_date);
+  }
+  if (json) {
+    std::cout << nlohmann::json{{"version", build_version()},
+                                {"commit", build_commit()},
+                                {"commit_date", build_commit_date()},
+                                {"engines", by_engine}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("servescope {} (commit {}, {})\nengine rules: {}\n", build_version(),
+                           build_commit(), build_commit_date(), reach);
+  return 0;
+}
+
 int run(int argc, char** argv) {
+  if (argc >= 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V"))
+    return print_version(argc >= 3 && std::string(argv[2]) == "--json");
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     print_usage();
     return argc < 2 ? static_cast<int>(ExitStatus::kUsage) : 0;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# make test-wheel: the wheel (make wheel) as a user gets it. A fresh venv installs it from the
+# file alone (no index, nothing compiled); the binary it puts on PATH must need nothing but
+# glibc; then `servescope --version`, the demo's first three steps, `python -m servescope`, the
+# Python API tests (pytest, pinned) and a config.json fetched over HTTPS from a Hub on loopback
+# whose certificate only SSL_CERT_FILE trusts (the static OpenSSL inside the binary).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+wheel=$(ls "$ROOT"/dist/servescope-*.whl 2>/dev/null | head -1)
+[ -n "$wheel" ] || { echo "test-wheel: no wheel in dist/; run make wheel"; exit 1; }
+TMP=$(mktemp -d /tmp/servescope-test-wheel.XXXXXX)
+HUB_PID=
+trap '[ -n "$HUB_PID" ] && kill "$HUB_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+fail() { echo "test-wheel: FAIL: $*"; exit 1; }
+
+echo "== test-wheel: $(basename "$wheel") ($(du -h "$wheel" | cut -f1))"
+python3 -m venv "$TMP/venv"
+"$TMP/venv/bin/pip" install -q --disable-pip-version-check --no-index "$wheel"
+export PATH="$TMP/venv/bin:/usr/bin:/bin"
+bin=$(command -v servescope) || fail "pip put no servescope on PATH"
+[ "$bin" = "$TMP/venv/bin/servescope" ] || fail "servescope on PATH is $bin, not the venv's"
+# Only the C library's own objects: no libstdc++, OpenSSL, re2, yaml-cpp, fmt or libcsv.
+extra=$(ldd "$bin" | awk '{print $1}' | grep -vE '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|/lib64/ld-linux-x86-64\.so\.2|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1)$' || true)
+[ -z "$extra" ] || fail "the binary needs shared libraries beyond glibc: $extra"
+
+servescope --version
+scenario=(--gpu rtx-pro-6000 --gpus 4 --free-before-load 94.6 --free-after-load 64.6)
+mtp=(python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 --speculative-algorithm NEXTN)
+plain=(python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4)
+servescope plan "${scenario[@]}" -- "${mtp[@]}" | grep -q "max_running_requests" || fail "demo step 1"
+servescope plan "${scenario[@]}" -- "${plain[@]}" >/dev/null || fail "demo step 2"
+servescope explain max_running_requests --depth 2 "${scenario[@]}" -- "${mtp[@]}" >/dev/null \
+  || fail "demo step 3"
+python3_venv="$TMP/venv/bin/python"
+"$python3_venv" -m servescope --version | grep -q "^servescope " || fail "python -m servescope"
+
+# HTTPS to a Hub on loopback with a certificate made here.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=hub -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" >/dev/null 2>&1
+mkdir -p "$TMP/hub/acme/Tiny-Wheel/resolve/main"
+cat >"$TMP/hub/acme/Tiny-Wheel/resolve/main/config.json" <<'JSON'
+{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024,
+ "intermediate_size": 2816, "num_hidden_layers": 8, "num_attention_heads": 16,
+ "num_key_value_heads": 8, "vocab_size": 32000, "max_position_embeddings": 4096,
+ "torch_dtype": "bfloat16"}
+JSON
+/usr/bin/python3 - "$TMP" >"$TMP/hub.port" 2>/dev/null <<'PY' &
+import http.server, os, ssl, sys
+tmp = sys.argv[1]
+os.chdir(os.path.join(tmp, "hub"))
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem"))
+server.socket = context.wrap_socket(server.socket, server_side=True)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+PY
+HUB_PID=$!
+for _ in $(seq 1 50); do [ -s "$TMP/hub.port" ] && break; sleep 0.1; done
+port=$(cat "$TMP/hub.port")
+hub=(env HF_ENDPOINT="https://127.0.0.1:$port" HF_HUB_CACHE="$TMP/cache" HF_HUB_OFFLINE=0)
+if "${hub[@]}" servescope plan --gpu h100-sxm -- vllm serve acme/Tiny-Wheel >"$TMP/untrusted" 2>&1; then
+  fail "a Hub whose certificate no CA trusts was accepted"
+fi
+grep -q "TLS handshake" "$TMP/untrusted" || fail "the refusal does not say TLS: $(cat "$TMP/untrusted")"
+"${hub[@]}" SSL_CERT_FILE="$TMP/cert.pem" servescope plan --gpu h100-sxm -- vllm serve acme/Tiny-Wheel \
+  | grep -q "max_num_seqs" || fail "plan of a model fetched over HTTPS"
+
+"$TMP/venv/bin/pip" install -q --disable-pip-version-check pytest==9.2.0
+(cd "$TMP" && HF_HUB_OFFLINE=1 "$TMP/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/python/tests")
+echo "test-wheel: passed"
