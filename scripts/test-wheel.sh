@@ -19,8 +19,8 @@ python3 -m venv "$TMP/venv"
 export PATH="$TMP/venv/bin:/usr/bin:/bin"
 bin=$(command -v servescope) || fail "pip put no servescope on PATH"
 [ "$bin" = "$TMP/venv/bin/servescope" ] || fail "servescope on PATH is $bin, not the venv's"
-# Only the C library's own objects: no libstdc++, OpenSSL, re2, yaml-cpp, fmt or libcsv.
-extra=$(ldd "$bin" | awk '{print $1}' | grep -vE '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|/lib64/ld-linux-x86-64\.so\.2|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1)$' || true)
+# Only the C library and libgcc_s: no libstdc++, OpenSSL, re2, yaml-cpp, fmt or libcsv.
+extra=$(ldd "$bin" | awk '{print $1}' | grep -vE '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|/lib64/ld-linux-x86-64\.so\.2|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libgcc_s\.so\.1)$' || true)
 [ -z "$extra" ] || fail "the binary needs shared libraries beyond glibc: $extra"
 
 servescope --version
@@ -48,7 +48,14 @@ JSON
 import http.server, os, ssl, sys
 tmp = sys.argv[1]
 os.chdir(os.path.join(tmp, "hub"))
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+class Hub(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self):  # what the Hub's resolve endpoint says of a file
+        self.send_header("X-Repo-Commit", "0123456789abcdef0123456789abcdef01234567")
+        self.send_header("ETag", '"cafe"')
+        super().end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem"))
 server.socket = context.wrap_socket(server.socket, server_side=True)
@@ -64,8 +71,9 @@ if "${hub[@]}" servescope plan --gpu h100-sxm -- vllm serve acme/Tiny-Wheel >"$T
 fi
 grep -q "TLS handshake" "$TMP/untrusted" || fail "the refusal does not say TLS: $(cat "$TMP/untrusted")"
 "${hub[@]}" SSL_CERT_FILE="$TMP/cert.pem" servescope plan --gpu h100-sxm -- vllm serve acme/Tiny-Wheel \
-  | grep -q "max_num_seqs" || fail "plan of a model fetched over HTTPS"
+  >"$TMP/trusted" 2>&1 || fail "plan of a model fetched over HTTPS: $(tail -3 "$TMP/trusted")"
+grep -q "max_num_seqs" "$TMP/trusted" || fail "plan of a model fetched over HTTPS: $(head -5 "$TMP/trusted")"
 
-"$TMP/venv/bin/pip" install -q --disable-pip-version-check pytest==9.2.0
+"$TMP/venv/bin/pip" install -q --disable-pip-version-check -r "$ROOT/tools/wheel/requirements-test.txt"
 (cd "$TMP" && HF_HUB_OFFLINE=1 "$TMP/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/python/tests")
 echo "test-wheel: passed"

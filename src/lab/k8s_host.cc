@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,13 +18,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Five letters or digits for a resource name. Seeded from the clock and the process, not
+// std::random_device: libstdc++'s calls arc4random, which glibc has only since 2.36, and the
+// wheel's statically linked binary must run on glibc 2.34.
 std::string random_token() {
   static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device rd;
+  static std::mt19937_64 engine(
+      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) ^
+      (static_cast<std::uint64_t>(::getpid()) << 32));
   std::uniform_int_distribution<int> pick(0, 35);
   std::string t;
   for (int i = 0; i < 5; ++i)
-    t += kAlphabet[pick(rd)];
+    t += kAlphabet[pick(engine)];
   return t;
 }
 

@@ -124,6 +124,9 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   std::size_t total = 0;
   for (const PointPlan& p : o.points)
     total += p.requests > 0 ? static_cast<std::size_t>(p.requests + p.warmup) : 4096;
+  // Conversations are dropped unfinished (at a point's end, after a failed turn), so each
+  // request may have to start one: with --multi-turn T the pool holds T prompts per request.
+  total *= static_cast<std::size_t>(std::max<std::int64_t>(o.dataset.turns, 1));
   dataset_options.count = std::min<std::size_t>(std::max<std::size_t>(total, 1), kMaxPrompts);
   auto dataset = o.trace ? trace_dataset(o, dataset_options.token_ids, kMaxPrompts)
                          : load_dataset(dataset_options);

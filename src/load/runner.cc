@@ -377,7 +377,7 @@ PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, Progre
   if (plan.requests > 0)
     data_.records.reserve(static_cast<std::size_t>(plan.requests + plan.warmup));
 
-  loop_.at(loop_.now(), [this] {
+  auto begin = [this] {
     t0_ = loop_.now();
     data_.start = t0_;
     in_flight_since_ = t0_;
@@ -403,6 +403,12 @@ PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, Progre
       on_arrival();
     }
     maybe_end();
+  };
+  loop_.at(loop_.now(), [this, begin] {
+    if (observer_ != nullptr)
+      observer_->baseline(begin);
+    else
+      begin();
   });
   loop_.run();
   for (InFlightBucket& b : data_.in_flight)

@@ -85,6 +85,9 @@ class ProgressSink {
 class PointObserver {
  public:
   virtual ~PointObserver() = default;
+  /// One reading before the point's first send, so counters are read from before any request
+  /// of the point; calls `ready` when it is in (or has failed, bounded in time).
+  virtual void baseline(std::function<void()> ready) { ready(); }
   virtual void start(double t0, std::function<int()> in_flight) = 0;
   /// The point's requests are over: take a last look, then call `then` (bounded in time).
   virtual void finish(std::function<void()> then) = 0;

@@ -175,9 +175,8 @@ ServerWatcher::~ServerWatcher() {
     transport_.abort(loads_->handle);
 }
 
-void ServerWatcher::start(double t0, std::function<int()> in_flight) {
-  t0_ = t0;
-  in_flight_ = std::move(in_flight);
+void ServerWatcher::baseline(std::function<void()> ready) {
+  t0_ = loop_.now();  // for now: start() moves the baseline sample onto the point's clock
   view_ = ServerView{};
   view_.available = true;
   view_.engine = profile_.engine;
@@ -186,6 +185,33 @@ void ServerWatcher::start(double t0, std::function<int()> in_flight) {
   first_hist_ = last_hist_ = PromHistogram{};
   finishing_ = false;
   then_ = nullptr;
+  ready_ = std::move(ready);
+  metrics_->start(metrics_request_);
+  // A server that does not answer its metrics within a second is not waited for.
+  baseline_timer_ = loop_.at(loop_.now() + 1.0, [this] {
+    baseline_timer_ = 0;
+    if (metrics_->busy)
+      transport_.abort(metrics_->handle), metrics_->busy = false;
+    baseline_done();
+  });
+}
+
+void ServerWatcher::baseline_done() {
+  if (!ready_)
+    return;
+  if (baseline_timer_ != 0)
+    loop_.cancel(baseline_timer_);
+  baseline_timer_ = 0;
+  auto ready = std::move(ready_);
+  ready_ = nullptr;
+  ready();
+}
+
+void ServerWatcher::start(double t0, std::function<int()> in_flight) {
+  for (ServerSample& s : view_.samples)  // the baseline, read before t0
+    s.t_s -= t0 - t0_;
+  t0_ = t0;
+  in_flight_ = std::move(in_flight);
   tick();
 }
 
@@ -226,6 +252,8 @@ void ServerWatcher::received(Probe& probe, int status, std::string_view body) {
     view_.samples.push_back(s);
   else
     ++view_.scrape_errors;
+  if (ready_ && probe.metrics)
+    baseline_done();
   maybe_done();
 }
 

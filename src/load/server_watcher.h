@@ -39,6 +39,7 @@ class ServerWatcher final : public PointObserver {
                 const ClientProfile& profile, double interval_s);
   ~ServerWatcher() override;
 
+  void baseline(std::function<void()> ready) override;
   void start(double t0, std::function<int()> in_flight) override;
   void finish(std::function<void()> then) override;
   /// The view of the point just run (call after the runner returns).
@@ -48,6 +49,7 @@ class ServerWatcher final : public PointObserver {
   struct Probe;
   void tick();
   void received(Probe& probe, int status, std::string_view body);
+  void baseline_done();
   void maybe_done();
 
   EventLoop& loop_;
@@ -60,8 +62,9 @@ class ServerWatcher final : public PointObserver {
   std::unique_ptr<Probe> loads_;
   std::function<int()> in_flight_;
   std::function<void()> then_;
+  std::function<void()> ready_;  // waiting for the baseline reading
   double t0_ = 0;
-  EventLoop::TimerId tick_timer_ = 0, finish_timer_ = 0;
+  EventLoop::TimerId tick_timer_ = 0, finish_timer_ = 0, baseline_timer_ = 0;
   bool finishing_ = false;
   ServerView view_;
   PromHistogram first_hist_, last_hist_;

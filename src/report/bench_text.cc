@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/bench_slo.h"
@@ -93,7 +94,9 @@ std::string render_bench_text(const BenchReport& r) {
         s += fmt::format(
             " · {} samples missed every request: the run was too short for the "
             "scrape interval (--scrape-interval)",
-            v.samples.size());
+            // The baseline, read before the first send (t < 0), could not see one.
+            std::count_if(v.samples.begin(), v.samples.end(),
+                          [](const ServerSample& x) { return x.t_s >= 0; }));
       else
         s += " · nothing waited: the limit was not reached";
       if (v.stated_max_running)
