@@ -196,15 +196,18 @@ void ServerWatcher::baseline(std::function<void()> ready) {
   });
 }
 
+void ServerWatcher::call_once(EventLoop::TimerId& timer, std::function<void()>& callback) {
+  if (timer != 0)
+    loop_.cancel(timer);
+  timer = 0;
+  auto call = std::move(callback);  // cleared first: the call may start the next step
+  callback = nullptr;
+  call();
+}
+
 void ServerWatcher::baseline_done() {
-  if (!ready_)
-    return;
-  if (baseline_timer_ != 0)
-    loop_.cancel(baseline_timer_);
-  baseline_timer_ = 0;
-  auto ready = std::move(ready_);
-  ready_ = nullptr;
-  ready();
+  if (ready_)
+    call_once(baseline_timer_, ready_);
 }
 
 void ServerWatcher::start(double t0, std::function<int()> in_flight) {
@@ -281,12 +284,7 @@ void ServerWatcher::maybe_done() {
     return;
   if (metrics_->busy || (loads_ && loads_->busy))
     return;
-  if (finish_timer_ != 0)
-    loop_.cancel(finish_timer_);
-  finish_timer_ = 0;
-  auto then = std::move(then_);
-  then_ = nullptr;
-  then();
+  call_once(finish_timer_, then_);
 }
 
 ServerView ServerWatcher::take_view() {

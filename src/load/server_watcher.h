@@ -50,6 +50,7 @@ class ServerWatcher final : public PointObserver {
   void tick();
   void received(Probe& probe, int status, std::string_view body);
   void baseline_done();
+  void call_once(EventLoop::TimerId& timer, std::function<void()>& callback);
   void maybe_done();
 
   EventLoop& loop_;

@@ -16,26 +16,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RE=$ROOT/tools/real-engine
 MODEL=$RE/.models/llama-f32-hd32
 OUT=$(mktemp -d /tmp/servescope-real-simulate.XXXXXX)
-PID=
-stop() {
-  [ -n "$PID" ] || return 0
-  kill -TERM -- "-$PID" 2>/dev/null
-  for _ in $(seq 1 60); do kill -0 "$PID" 2>/dev/null || break; sleep 0.5; done
-  kill -0 "$PID" 2>/dev/null && kill -KILL -- "-$PID" 2>/dev/null
-  wait "$PID" 2>/dev/null
-  pkill -KILL -g "$PID" 2>/dev/null || true
-  PID=
-}
-trap 'stop; rm -rf "$OUT"' EXIT
+source "$(dirname "$0")/live_engine.sh"
+trap 'stop_engine; rm -rf "$OUT"' EXIT
 cp "$SS" "$OUT/servescope" && SS=$OUT/servescope
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 SERVE=(--max-model-len 2048 --max-num-seqs 8)
-setsid "$RE/serve.sh" "$MODEL" --port "$PORT" --dtype float32 --kv 1 -- "${SERVE[@]}" \
-  > "$OUT/engine.log" 2>&1 < /dev/null &
-PID=$!
-"$RE/wait_health.sh" "$PID" "$PORT" "$OUT/engine.log" 240 || { echo "simulate_live: the engine did not start"; exit 1; }
-url=http://127.0.0.1:$PORT
+start_engine "$OUT" "$MODEL" --dtype float32 --kv 1 -- "${SERVE[@]}" \
+  || { echo "simulate_live: the engine did not start"; exit 1; }
 LENS=(--input-len 128 --output-len 64)
 bench() {  # bench NAME LOAD-OPTIONS...
   local name=$1; shift
@@ -45,7 +31,7 @@ bench() {  # bench NAME LOAD-OPTIONS...
 bench calibrate --concurrency 1,1,1 --requests 48
 bench concurrency --concurrency 2,4,8 --requests 128
 bench rate --rate 10,20,30 --requests 128
-stop
+stop_engine
 
 # The same scenario the engine ran: its command, the model, the CPU "GPU" and its KV space.
 SIM=(--gpu cpu --model "$MODEL" --env VLLM_CPU_KVCACHE_SPACE=1)

@@ -11,26 +11,12 @@ SS=${1:?usage: slo_live.sh SERVESCOPE}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RE=$ROOT/tools/real-engine
 OUT=$(mktemp -d /tmp/servescope-real-slo.XXXXXX)
-PID=
-stop() {
-  [ -n "$PID" ] || return 0
-  kill -TERM -- "-$PID" 2>/dev/null
-  for _ in $(seq 1 60); do kill -0 "$PID" 2>/dev/null || break; sleep 0.5; done
-  kill -0 "$PID" 2>/dev/null && kill -KILL -- "-$PID" 2>/dev/null
-  wait "$PID" 2>/dev/null
-  pkill -KILL -g "$PID" 2>/dev/null || true
-  PID=
-}
-trap 'stop; rm -rf "$OUT"' EXIT
+source "$(dirname "$0")/live_engine.sh"
+trap 'stop_engine; rm -rf "$OUT"' EXIT
 # A private copy of the binary: a relink of build/ mid-run cannot break the run.
 cp "$SS" "$OUT/servescope" && SS=$OUT/servescope
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-setsid "$RE/serve.sh" "$RE/.models/llama-f32-hd32" --port "$PORT" --dtype float32 --kv 1 \
-  -- --max-model-len 2048 --max-num-seqs 8 > "$OUT/engine.log" 2>&1 < /dev/null &
-PID=$!
-"$RE/wait_health.sh" "$PID" "$PORT" "$OUT/engine.log" 240 || { echo "slo_live: the engine did not start"; exit 1; }
-url=http://127.0.0.1:$PORT
+start_engine "$OUT" "$RE/.models/llama-f32-hd32" --dtype float32 --kv 1 -- --max-model-len 2048 \
+  --max-num-seqs 8 || { echo "slo_live: the engine did not start"; exit 1; }
 fail=0
 timeout 300 "$SS" bench --url "$url" --model tiny --concurrency 1,4 --requests 24 --input-len 32 \
   --output-len 8 --slo ttft:5s,e2e:20s,ttft_p90:10s --quiet --json "$OUT/slo.json" > /dev/null
@@ -104,5 +90,5 @@ print(f"slo_live: multi-turn: the engine's counters: {c['hit_rate']} of {c['quer
 assert p["requests_completed"] == 12, p["requests_completed"]
 assert c["queried_tokens"] == sum(lengths) and abs(c["hit_rate"] - expected) < 1e-9, c
 PY
-stop
+stop_engine
 exit $fail
