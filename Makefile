@@ -6,8 +6,10 @@ JOBS       ?= 2
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 FUZZ_SECONDS ?= 60
+# Four builds share ccache (build/, the two wheels' static builds, fuzz): room for all of them.
+export CCACHE_MAXSIZE ?= 16G
 
-.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean wheel test-wheel schemas
+.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean wheel test-wheel wheel-aarch64 test-wheel-aarch64 schemas
 
 all: build
 
@@ -70,6 +72,15 @@ wheel: deps
 
 test-wheel: wheel
 	@./scripts/test-wheel.sh
+
+# The aarch64 wheel, cross-compiled (Debian's g++-aarch64-linux-gnu and :arm64 libraries), and
+# its binary run under qemu-user against the host build's output.
+wheel-aarch64:
+	@./scripts/install-deps.sh --aarch64
+	@WHEEL_ARCH=aarch64 ./scripts/make-wheel.sh
+
+test-wheel-aarch64: build wheel-aarch64
+	@./scripts/test-wheel-aarch64.sh $(BUILD)/servescope
 
 # The JSON schemas of every --json output (schema/), made again from schema/invocations.json.
 schemas: build

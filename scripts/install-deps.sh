@@ -19,6 +19,12 @@ slurm_packages=(slurm-wlm munge)
 # `make test-golden` asks for it with --browser) and bench/report_load.sh (--bench), driven by
 # playwright-core from npm at /usr/bin/chromium. `make demo` and `make test` do without it.
 browser_packages=(chromium)
+# The aarch64 wheel (make wheel-aarch64): Debian's cross compiler, the arm64 static libraries
+# the binary links, and qemu-user to run it here. Not libyaml-cpp-dev:arm64: Debian 12 cannot
+# install it beside the amd64 one (it is not Multi-Arch: same; installing it removes the
+# build's own), so scripts/make-wheel.sh unpacks its .deb into the build folder instead.
+aarch64_packages=(g++-aarch64-linux-gnu libssl-dev:arm64 libre2-dev:arm64 libcsv-dev:arm64
+  libfmt-dev:arm64 libboost-dev:arm64 qemu-user-static)
 
 want=("${build_packages[@]}" "${test_packages[@]}")
 for arg in "$@"; do
@@ -26,7 +32,8 @@ for arg in "$@"; do
     --bench) want+=("${bench_packages[@]}" "${browser_packages[@]}") ;;
     --browser) want+=("${browser_packages[@]}") ;;
     --slurm) want+=("${slurm_packages[@]}") ;;
-    *) echo "install-deps.sh: unknown option $arg (--bench, --browser, --slurm)" >&2; exit 2 ;;
+    --aarch64) want+=("${aarch64_packages[@]}") ;;
+    *) echo "install-deps.sh: unknown option $arg (--bench, --browser, --slurm, --aarch64)" >&2; exit 2 ;;
   esac
 done
 
@@ -45,5 +52,8 @@ echo "installing: ${missing[*]}"
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
+if printf '%s\n' "${missing[@]}" | grep -q ':arm64$'; then
+  dpkg --print-foreign-architectures | grep -qx arm64 || "${sudo_cmd[@]}" dpkg --add-architecture arm64
+fi
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

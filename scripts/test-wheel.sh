@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # make test-wheel: the wheel (make wheel) as a user gets it. A fresh venv installs it from the
-# file alone (no index, nothing compiled); the binary it puts on PATH must need nothing but
-# glibc; then `servescope --version`, the demo's first three steps, `python -m servescope`, the
+# file alone (no index; every compiler on PATH replaced by one that fails); the binary it puts on
+# PATH must need nothing but glibc and libgcc_s; then `servescope --version`, the demo's first three steps, `python -m servescope`, the
 # Python API tests (pytest, pinned) and a config.json fetched over HTTPS from a Hub on loopback
 # whose certificate only SSL_CERT_FILE trusts (the static OpenSSL inside the binary).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-wheel=$(ls "$ROOT"/dist/servescope-*.whl 2>/dev/null | head -1)
+wheel=$(ls "$ROOT"/dist/servescope-*x86_64.whl 2>/dev/null | head -1)
 [ -n "$wheel" ] || { echo "test-wheel: no wheel in dist/; run make wheel"; exit 1; }
 TMP=$(mktemp -d /tmp/servescope-test-wheel.XXXXXX)
 HUB_PID=
@@ -14,9 +14,16 @@ trap '[ -n "$HUB_PID" ] && kill "$HUB_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 fail() { echo "test-wheel: FAIL: $*"; exit 1; }
 
 echo "== test-wheel: $(basename "$wheel") ($(du -h "$wheel" | cut -f1))"
+# No compiler: every compiler name on PATH fails, so an install that tried to build would too.
+mkdir -p "$TMP/nocc"
+for cc in cc gcc g++ c++ clang clang++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++; do
+  printf '#!/bin/sh\necho "test-wheel: a compiler was run: $0 $*" >&2\nexit 127\n' >"$TMP/nocc/$cc"
+  chmod +x "$TMP/nocc/$cc"
+done
+export PATH="$TMP/nocc:/usr/bin:/bin" CC="$TMP/nocc/cc" CXX="$TMP/nocc/c++"
 python3 -m venv "$TMP/venv"
 "$TMP/venv/bin/pip" install -q --disable-pip-version-check --no-index "$wheel"
-export PATH="$TMP/venv/bin:/usr/bin:/bin"
+export PATH="$TMP/venv/bin:$PATH"
 bin=$(command -v servescope) || fail "pip put no servescope on PATH"
 [ "$bin" = "$TMP/venv/bin/servescope" ] || fail "servescope on PATH is $bin, not the venv's"
 # Only the C library and libgcc_s: no libstdc++, OpenSSL, re2, yaml-cpp, fmt or libcsv.
