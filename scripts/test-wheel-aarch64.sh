@@ -16,7 +16,8 @@ echo "== test-wheel-aarch64: $(basename "$wheel") ($(du -h "$wheel" | cut -f1))"
 python3 -m zipfile -e "$wheel" "$TMP/wheel"
 bin=$(ls "$TMP"/wheel/servescope-*.data/scripts/servescope)
 chmod +x "$bin"
-readelf -h "$bin" | grep -q "Machine:.*AArch64" || fail "not an AArch64 executable"
+machine=$(readelf -h "$bin" | sed -n 's/ *Machine: *//p')
+[ "$machine" = "AArch64" ] || fail "not an AArch64 executable: $machine"
 needed=$(readelf -d "$bin" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 [ "$needed" = "ld-linux-aarch64.so.1 libc.so.6 libgcc_s.so.1 libm.so.6 " ] \
   || fail "the binary needs more than glibc and libgcc_s: $needed"

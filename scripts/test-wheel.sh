@@ -34,12 +34,14 @@ servescope --version
 scenario=(--gpu rtx-pro-6000 --gpus 4 --free-before-load 94.6 --free-after-load 64.6)
 mtp=(python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4 --speculative-algorithm NEXTN)
 plain=(python -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 4)
-servescope plan "${scenario[@]}" -- "${mtp[@]}" | grep -q "max_running_requests" || fail "demo step 1"
+servescope plan "${scenario[@]}" -- "${mtp[@]}" >"$TMP/step1.txt" || fail "demo step 1"
+grep -q "max_running_requests" "$TMP/step1.txt" || fail "demo step 1 printed no max_running_requests"
 servescope plan "${scenario[@]}" -- "${plain[@]}" >/dev/null || fail "demo step 2"
 servescope explain max_running_requests --depth 2 "${scenario[@]}" -- "${mtp[@]}" >/dev/null \
   || fail "demo step 3"
 python3_venv="$TMP/venv/bin/python"
-"$python3_venv" -m servescope --version | grep -q "^servescope " || fail "python -m servescope"
+"$python3_venv" -m servescope --version >"$TMP/version.txt" || fail "python -m servescope"
+grep -q "^servescope " "$TMP/version.txt" || fail "python -m servescope printed $(cat "$TMP/version.txt")"
 
 # HTTPS to a Hub on loopback with a certificate made here.
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=hub -addext subjectAltName=IP:127.0.0.1 \
@@ -83,4 +85,8 @@ grep -q "max_num_seqs" "$TMP/trusted" || fail "plan of a model fetched over HTTP
 
 "$TMP/venv/bin/pip" install -q --disable-pip-version-check -r "$ROOT/tools/wheel/requirements-test.txt"
 (cd "$TMP" && HF_HUB_OFFLINE=1 "$TMP/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/python/tests")
+# uvx runs it from the file too (offline: the wheel needs nothing else).
+UV_CACHE_DIR="$TMP/uv-cache" "$TMP/venv/bin/uvx" --offline --from "$wheel" servescope plan --gpu h100-sxm \
+  -- vllm serve Qwen/Qwen3-8B >"$TMP/uvx.txt" || fail "uvx --from the wheel exited $?"
+grep -q "gpu_kv_cache_size_tokens" "$TMP/uvx.txt" || fail "uvx --from the wheel: $(head -3 "$TMP/uvx.txt")"
 echo "test-wheel: passed"

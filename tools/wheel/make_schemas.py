@@ -41,6 +41,11 @@ def schema_of(command: str, samples: list, version: int) -> dict:
     schema = builder.to_schema()
     for dotted in schema_runs.maps().get(command, []):
         as_map(schema, dotted.split("."))
+    for dotted, item in schema_runs.items().get(command, {}).items():
+        node = schema
+        for step in dotted.split("."):
+            node = node["items"] if step == "[]" else node["properties"][step]
+        node["items"] = item
     name = "servescope --version --json" if command == "version" else f"servescope {command} --json"
     head = {
         "$schema": schema.pop("$schema"),

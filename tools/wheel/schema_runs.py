@@ -28,6 +28,17 @@ def maps() -> dict[str, list[str]]:
     return out
 
 
+def items() -> dict[str, dict[str, dict]]:
+    """Arrays the runs may leave empty, with their items' schema (schema/invocations.json
+    "_items"): without it a schema would depend on whether a run happened to fill them."""
+    out: dict[str, dict[str, dict]] = {}
+    raw = json.loads((ROOT / "schema" / "invocations.json").read_text()).get("_items", {})
+    for dotted, schema in raw.items():
+        command, _, path = dotted.partition(".")
+        out.setdefault(command, {})[path] = schema
+    return out
+
+
 class Twin:
     """`servescope twin` on 127.0.0.1 with an ephemeral port (bounded waits, killed on exit)."""
 
