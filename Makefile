@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 # Four builds share ccache (build/, the two wheels' static builds, fuzz): room for all of them.
 export CCACHE_MAXSIZE ?= 16G
 
-.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean wheel test-wheel wheel-aarch64 test-wheel-aarch64 schemas
+.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean test-real-simulate wheel test-wheel wheel-aarch64 test-wheel-aarch64 schemas
 
 all: build
 
@@ -39,6 +39,11 @@ test-golden: build
 # it, bench beside the real peers. tests/real/run.sh; under 15 minutes here.
 test-real: build real-engine
 	@tests/real/run.sh $(abspath $(BUILD))/servescope
+
+# simulate calibrated from one load of the real CPU vLLM, predicting a concurrency and a rate
+# sweep (issue 36): not yet in test-real, its bound failed 4 of 11 runs, on runs the engine stalled.
+test-real-simulate: build real-engine
+	@tests/real/simulate_live.sh $(abspath $(BUILD))/servescope
 
 # bisect on a real single-node Slurm cluster that the test starts and stops itself (Debian's
 # slurm-wlm and munge; needs root): parallel jobs, scancel, --resume re-attaching, queue timeout.
