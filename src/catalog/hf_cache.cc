@@ -7,17 +7,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/env.h"
 #include "core/file.h"
 #include "core/text.h"
 
 namespace servescope {
 namespace fs = std::filesystem;
 namespace {
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
-}
 
 std::string home_cache() {
   const std::string xdg = env_or("XDG_CACHE_HOME", "");

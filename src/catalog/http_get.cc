@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "core/env.h"
 #include "core/text.h"
 
 namespace servescope {
@@ -27,11 +28,6 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::string(v) : std::string();
-}
 
 struct Url {
   std::string scheme, host, port, target, userinfo;
@@ -101,9 +97,9 @@ std::optional<Url> resolve_location(const Url& base, std::string_view location) 
 }
 
 bool bypasses_proxy(const std::string& host) {
-  std::string list = env("no_proxy");
+  std::string list = env_or("no_proxy");
   if (list.empty())
-    list = env("NO_PROXY");
+    list = env_or("NO_PROXY");
   for (std::string_view item : split(list, ',')) {
     std::string entry = to_lower(trim(item));
     if (entry.empty())
@@ -127,7 +123,7 @@ std::optional<Url> proxy_for(const Url& target) {
           ? std::vector<const char*>{"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}
           : std::vector<const char*>{"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"};
   for (const char* name : names) {
-    std::string value = env(name);
+    std::string value = env_or(name);
     if (value.empty())
       continue;
     if (value.find("://") == std::string::npos)
@@ -281,7 +277,7 @@ HttpGetResult get_once(const Url& url, const HttpGetOptions& options, ssl::conte
 
 std::pair<std::string, std::string> ca_bundle() {
   for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"}) {
-    if (std::string v = env(name); !v.empty())
+    if (std::string v = env_or(name); !v.empty())
       return {v, name};
   }
   for (const char* path : kBundles) {
@@ -313,7 +309,7 @@ HttpGetResult http_get(const std::string& text, const HttpGetOptions& options) {
   } else {
     tls.set_default_verify_paths(ec);
   }
-  if (const std::string dir = env("SSL_CERT_DIR"); !dir.empty())
+  if (const std::string dir = env_or("SSL_CERT_DIR"); !dir.empty())
     tls.add_verify_path(dir, ec);
   const Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(

@@ -5,31 +5,25 @@
 #include <cstdlib>
 
 #include "catalog/http_get.h"
+#include "core/env.h"
 #include "core/text.h"
 
 namespace servescope {
-namespace {
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::string(v) : std::string();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 HubSettings HubSettings::from_environment() {
   HubSettings s;
-  if (std::string e = env("HF_ENDPOINT"); !e.empty()) {
+  if (std::string e = env_or("HF_ENDPOINT"); !e.empty()) {
     while (!e.empty() && e.back() == '/')
       e.pop_back();
     s.endpoint = e;
   }
-  s.token = env("HF_TOKEN");
+  s.token = env_or("HF_TOKEN");
   if (s.token.empty())
-    s.token = env("HUGGING_FACE_HUB_TOKEN");
-  const std::string offline = to_lower(env("HF_HUB_OFFLINE"));
+    s.token = env_or("HUGGING_FACE_HUB_TOKEN");
+  const std::string offline = to_lower(env_or("HF_HUB_OFFLINE"));
   s.offline = offline == "1" || offline == "true" || offline == "yes" || offline == "on";
-  if (const std::string t = env("HF_HUB_DOWNLOAD_TIMEOUT"); !t.empty()) {
+  if (const std::string t = env_or("HF_HUB_DOWNLOAD_TIMEOUT"); !t.empty()) {
     char* end = nullptr;
     const long v = std::strtol(t.c_str(), &end, 10);
     if (end != nullptr && *end == '\0' && v > 0)

@@ -7,16 +7,13 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "core/env.h"
+
 namespace servescope {
 namespace {
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1" || host == "[::1]";
-}
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "";
 }
 
 }  // namespace
@@ -96,7 +93,7 @@ ExitStatus run_bench_on_slurm(const std::vector<std::string>& argv) {
 BenchClientPlace bench_client_place() {
   char name[256] = {};
   ::gethostname(name, sizeof name - 1);
-  return {name, env("SLURM_JOB_ID"), env("SLURMD_NODENAME")};
+  return {name, env_or("SLURM_JOB_ID"), env_or("SLURMD_NODENAME")};
 }
 
 }  // namespace servescope
