@@ -746,6 +746,10 @@ def setup(src: str, overlay: str):
     meta device; returns (platform, mods). Shared with vllm_drafters_worker.py."""
     import torch
     factories = {n: getattr(torch, n) for n in ("empty", "zeros")}
+    # The fused GEMM + reduce kernels (CuTe-DSL, stubbed here) that Kimi's model code picks when
+    # these are on: a kernel choice, no parameter or cache of its own; off, as where they cannot run.
+    for flag in ("VLLM_KIMI_K3_GEMM_AR", "VLLM_ENABLE_GEMM_RS"):
+        os.environ.setdefault(flag, "0")
     platform, mods = ow.bootstrap(src, overlay)
     # The oracle wraps torch.empty/zeros in Python (device='cuda' -> meta, for module-level
     # workspaces). torch.device('meta') only places the calls of the functions its
