@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/dflash_layers.h"
+#include "catalog/kimi_delta_layout.h"
 #include "catalog/model_layouts.h"
 #include "catalog/per_layer_features.h"
 #include "catalog/recurrent_layout.h"
@@ -350,6 +351,11 @@ Status ConfigReader::read_layers(const json& text, Family family) {
       shape_.v_head_dim = shape_.mla->v_head_dim;
       break;
     case Family::kHybridLinear: {
+      if (auto kda = text.find("linear_attn_config"); kda != text.end() && kda->is_object()) {
+        if (Status st = read_kimi_delta_layout(text, *kda, shape_.text_prefix, shape_); !st)
+          return error(st.message());
+        break;
+      }
       LinearAttentionDims l;
       l.num_key_heads = get_int(text, "linear_num_key_heads", true).value_or(0);
       l.num_value_heads = get_int(text, "linear_num_value_heads", true).value_or(0);
@@ -507,13 +513,15 @@ Status ConfigReader::read_moe(const json& text, Family family) {
                              field("num_experts")));
   }
   // ERNIE 4.5 spells them moe_k, moe_num_shared_experts, moe_layer_start_index/interval.
-  // Gemma 4 spells it top_k_experts, and runs its experts beside the dense MLP.
-  m.experts_per_token =
-      get_int(text, "num_experts_per_tok", false)
-          .value_or(
-              get_int(text, "experts_per_token", false)
-                  .value_or(get_int(text, "moe_k", false)
-                                .value_or(get_int(text, "top_k_experts", false).value_or(0))));
+  // Gemma 4 spells it top_k_experts, and runs its experts beside the dense MLP; Kimi-Linear
+  // num_experts_per_token.
+  for (std::string_view key : {"num_experts_per_tok", "experts_per_token", "num_experts_per_token",
+                               "moe_k", "top_k_experts"}) {
+    if (auto v = get_int(text, key, false)) {
+      m.experts_per_token = *v;
+      break;
+    }
+  }
   m.beside_mlp = shape_.model_type.rfind("gemma4", 0) == 0;
   m.expert_intermediate =
       get_int(text, "moe_intermediate_size", false).value_or(shape_.intermediate_size);

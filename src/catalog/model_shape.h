@@ -26,6 +26,7 @@ enum class RecurrentKind {
   kMamba2,         // Nemotron-H, Granite-4.0-H, Falcon-H1, Zamba2, Mamba2: mamba2_state_shape
   kMamba1,         // Jamba, Mamba: mamba1_state_shape
   kShortConv,      // LFM2: short_conv_state_shape (a convolution state alone)
+  kKimiDelta,      // Kimi-Linear's KDA: kda_state_shape (GDN's shapes with equal q/k/v heads)
 };
 
 struct MlaDims {

@@ -282,7 +282,8 @@ RecurrentStateSize recurrent_state_size(const LinearAttentionDims& l, int tp, in
   RecurrentStateSize out;
   const std::int64_t t = std::max(1, tp);
   switch (l.kind) {
-    case RecurrentKind::kGatedDeltaNet: {
+    case RecurrentKind::kGatedDeltaNet:
+    case RecurrentKind::kKimiDelta: {
       const std::int64_t conv_dim =
           static_cast<std::int64_t>(l.key_head_dim) * l.num_key_heads * 2 +
           static_cast<std::int64_t>(l.value_head_dim) * l.num_value_heads;
@@ -336,6 +337,8 @@ std::string_view recurrent_kind_name(RecurrentKind kind) {
       return "mamba1";
     case RecurrentKind::kShortConv:
       return "short_conv";
+    case RecurrentKind::kKimiDelta:
+      return "kda";
   }
   return "?";
 }

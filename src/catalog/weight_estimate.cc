@@ -73,6 +73,8 @@ void add_attention_layer(Accumulator& acc, const ModelShape& s, bool kv_shared =
     acc.linear("attention", "layers.*.self_attn.kv_b_proj",
                m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim), tp);
     acc.linear("attention", "layers.*.self_attn.o_proj", heads * m.v_head_dim * h, tp);
+    if (s.attention_output_gate)  // Kimi-Linear's mla_use_output_gate (kimi_k3 mla.py g_proj)
+      acc.linear("attention", "layers.*.self_attn.g_proj", h * heads * m.v_head_dim, tp);
     if (m.index_head_dim > 0) {
       // The DSA indexer, replicated on every rank (models/deepseek_v2.py Indexer): wq_b from
       // the q latent, wk and the head weights fused and never quantized, a float32 LayerNorm.
@@ -153,6 +155,24 @@ void add_short_conv_mixer(Accumulator& acc, const ModelShape& s, const LinearAtt
   acc.linear("short conv", "layers.*.conv.out_proj", d * h, tp);
 }
 
+// Kimi Delta Attention (vLLM models/kimi_k3 kda.py), P = heads × head_dim: one fused input
+// projection to q, k, v (P each), the forget gate's low rank (head_dim) and beta (a head each);
+// the forget gate's and output gate's up-projections (head_dim → P), the output gate's down
+// projection (hidden → head_dim, replicated), the q/k/v convolutions, A_log and dt_bias, the
+// output norm and o_proj.
+void add_kimi_delta_layer(Accumulator& acc, const ModelShape& s, const LinearAttentionDims& l) {
+  const double h = s.hidden_size, tp = acc.tp();
+  const double d = l.value_head_dim, heads = l.num_value_heads, p = heads * d;
+  acc.linear("linear attention", "layers.*.self_attn.in_proj_qkvgfab", h * (3 * p + heads), tp);
+  acc.linear("linear attention", "layers.*.self_attn.in_proj_qkvgfab", h * d, 1);
+  acc.linear("linear attention", "layers.*.self_attn.f_b_proj", d * p, tp);
+  acc.linear("linear attention", "layers.*.self_attn.g_a_proj", h * d, 1);
+  acc.linear("linear attention", "layers.*.self_attn.g_b_proj", d * p, tp);
+  acc.plain("linear attention", 3 * p * l.conv_kernel + heads + p, tp);
+  acc.plain("linear attention", d, 1);
+  acc.linear("linear attention", "layers.*.self_attn.o_proj", p * h, tp);
+}
+
 void add_recurrent_layer(Accumulator& acc, const ModelShape& s) {
   const LinearAttentionDims& l = *s.linear;
   switch (l.kind) {
@@ -167,6 +187,9 @@ void add_recurrent_layer(Accumulator& acc, const ModelShape& s) {
       return;
     case RecurrentKind::kShortConv:
       add_short_conv_mixer(acc, s, l);
+      return;
+    case RecurrentKind::kKimiDelta:
+      add_kimi_delta_layer(acc, s, l);
       return;
   }
 }

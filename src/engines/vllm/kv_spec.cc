@@ -94,15 +94,16 @@ std::int64_t recurrent_state_page(PlanContext& ctx, std::int64_t spec_k) {
   const std::int64_t ssm =
       static_cast<std::int64_t>(static_cast<double>(size.ssm_elements) * ssm_bytes);
   const std::string_view kind = recurrent_kind_name(l.kind);
+  const bool delta = l.kind == RecurrentKind::kGatedDeltaNet || l.kind == RecurrentKind::kKimiDelta;
   g.input("model.linear_attention",
-          l.kind == RecurrentKind::kGatedDeltaNet
-              ? fmt::format("{} key heads × {}, {} value heads × {}, conv {}", l.num_key_heads,
-                            l.key_head_dim, l.num_value_heads, l.value_head_dim, l.conv_kernel)
-              : fmt::format("{}: intermediate {}, {} groups, {} heads × {}, state {}, conv {}",
-                            kind, l.intermediate_size, l.n_groups, l.num_heads, l.head_dim,
-                            l.state_size, l.conv_kernel),
+          delta ? fmt::format("{} key heads × {}, {} value heads × {}, conv {}", l.num_key_heads,
+                              l.key_head_dim, l.num_value_heads, l.value_head_dim, l.conv_kernel)
+                : fmt::format("{}: intermediate {}, {} groups, {} heads × {}, state {}, conv {}",
+                              kind, l.intermediate_size, l.n_groups, l.num_heads, l.head_dim,
+                              l.state_size, l.conv_kernel),
           "", Origin::kModelConfig,
           l.kind == RecurrentKind::kGatedDeltaNet ? "config.json linear_* fields"
+          : l.kind == RecurrentKind::kKimiDelta   ? "config.json linear_attn_config"
                                                   : "config.json (data/recurrent-state.tsv)",
           "The recurrent layers' dimensions.");
   const std::string shape_fn = fmt::format(
