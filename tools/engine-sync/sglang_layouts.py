@@ -52,16 +52,25 @@ def listed_architectures(version: str) -> set[str]:
     return out
 
 
-def layout_configs(vllm_release: str) -> list[tuple[str, str, dict]]:
-    """(architecture, model folder name, config) of every config vLLM built."""
+def layout_configs(vllm_release: str) -> list[tuple[str, str, dict, dict | None]]:
+    """(architecture, model folder name, config, remote config class) of every config vLLM built.
+    The last is given for a hand-written config of layout_configs.json (a remote-code checkpoint's):
+    its model_type, attribute_map and base_class, for the worker to register as
+    --trust-remote-code would load the checkpoint's class (remote_config.py)."""
     out = []
     path = os.path.join(ROOT, "tests", "oracle", "layouts", f"vllm-{vllm_release}.jsonl")
+    hand = json.load(open(os.path.join(HERE, "layout_configs.json")))["configs"]
     for line in open(path):
         r = json.loads(line)
         if "generated_by" in r or "layers" not in r:
             continue
         folder = r["architecture"] + (f"--{r['variant']}" if r.get("variant") else "")
-        out.append((r["architecture"], folder, r["config"]))
+        remote = None
+        if r.get("model_type_from") == "layout_configs.json" and r["architecture"] in hand:
+            e = hand[r["architecture"]]
+            remote = {"model_type": e["config"]["model_type"], "attribute_map": e.get("attribute_map"),
+                      "base_class": e.get("base_class")}
+        out.append((r["architecture"], folder, r["config"], remote))
     return out
 
 
@@ -105,15 +114,15 @@ def in_sglang_names(config: dict) -> dict:
 def cases_for(version: str, vllm_release: str, budget_gib: float) -> list[dict]:
     gpu = next(g for g in oracle.load_gpus() if g["key"] == GPU)
     listed = listed_architectures(version)
-    configs = [(arch, folder, in_sglang_names(config), None)
-               for arch, folder, config in layout_configs(vllm_release)]
+    configs = [(arch, folder, in_sglang_names(config), None, remote)
+               for arch, folder, config, remote in layout_configs(vllm_release)]
     built = {c[0] for c in configs}
     for d in transformers_defaults(listed, built):
         if "config" in d:
             configs.append((d["architecture"], d["architecture"] + "--hf", d["config"],
-                            d.get("param_bytes")))
+                            d.get("param_bytes"), None))
     cases = []
-    for arch, folder, config, hf_bytes in configs:
+    for arch, folder, config, hf_bytes, remote in configs:
         if arch not in listed:
             continue
         for tp in (1, 2):
@@ -124,6 +133,8 @@ def cases_for(version: str, vllm_release: str, budget_gib: float) -> list[dict]:
                     "pool": {"kv_budget_bytes": int(budget_gib * (1 << 30))}}
             if hf_bytes is not None:
                 case["hf_param_bytes"] = hf_bytes  # transformers' own model, all ranks together
+            if remote is not None:
+                case["remote_config"] = remote
             cases.append(case)
     return cases
 

@@ -262,34 +262,13 @@ def hand_config(arch: str) -> tuple[dict | None, str | None]:
 
 
 def register_plain_config(model_type: str, attribute_map: dict | None = None, base: str | None = None) -> bool:
-    """A model type neither transformers nor vLLM knows (its checkpoints bring the config class as
-    remote code): a plain PretrainedConfig subclass registered for it, so the config.json's fields
-    become the config's attributes as the remote class's would (or, `base` given, a subclass of
-    that transformers config class, as the remote class is). True when one was registered."""
+    """remote_config.register_plain_config for a model type neither transformers nor vLLM knows
+    (vLLM's own config registry has a class for the others). True when one was registered."""
     hf_names, vreg = known_model_types()
     if model_type in hf_names or model_type in vreg:
         return False
-    from transformers import AutoConfig, PretrainedConfig
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-    if model_type in CONFIG_MAPPING:
-        return True
-    if base:
-        import transformers
-        cls = type(f"Plain_{model_type}_Config", (getattr(transformers, base),), {"model_type": model_type})
-        AutoConfig.register(model_type, cls)
-        return True
-
-    def __init__(self, **kwargs):
-        # as a remote-code config class does: its own fields are attributes before
-        # PretrainedConfig.__init__ runs (which standardizes rope_scaling from them)
-        for k, v in kwargs.items():
-            if not k.startswith("_") and k not in ("rope_scaling", "rope_parameters"):
-                setattr(self, k, v)
-        PretrainedConfig.__init__(self, **kwargs)
-    cls = type(f"Plain_{model_type}_Config", (PretrainedConfig,),
-               {"model_type": model_type, "attribute_map": dict(attribute_map or {}), "__init__": __init__})
-    AutoConfig.register(model_type, cls)
-    return True
+    import remote_config
+    return remote_config.register_plain_config(model_type, attribute_map, base)
 
 
 def make_config(arch: str, module: str, kind: str) -> tuple[dict, str, str | None, str]:
