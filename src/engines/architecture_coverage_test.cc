@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 namespace servescope {
 namespace {
@@ -26,6 +27,26 @@ TEST(ArchitectureRegistry, ListsWhatTheReleaseRegistered) {
   ASSERT_NE(r->find("Qwen2_5_VLForConditionalGeneration"), nullptr);
   EXPECT_EQ(r->find("Qwen2_5_VLForConditionalGeneration")->kind, "multimodal");
   EXPECT_EQ(r->find("LlamaForCausalLMEagle3")->kind, "speculative");
+}
+
+TEST(ArchitectureRegistry, SglangsDraftersPoolingHeadsAndGenericBackendsAreNotTextModels) {
+  // SGLang lists them beside its generation models; they are sorted as vLLM sorts the same names
+  // (tools/engine-sync/registry.py sglang_name_kind), so coverage counts architectures alone.
+  auto r = architecture_registry("sglang", "0.5.23");
+  ASSERT_TRUE(r) << r.message();
+  const auto kind = [&](const char* arch) {
+    const RegisteredArchitecture* a = r->find(arch);
+    return a == nullptr ? std::string("unlisted") : a->kind;
+  };
+  EXPECT_EQ(kind("DFlashDraftModel"), "speculative");
+  EXPECT_EQ(kind("Qwen3DSparkModel"), "speculative");
+  EXPECT_EQ(kind("Gemma4AssistantForCausalLM"), "speculative");
+  EXPECT_EQ(kind("NanbeigeForSequenceClassification"), "pooling");
+  EXPECT_EQ(kind("EmbeddingGemmaModel"), "pooling");
+  EXPECT_EQ(kind("TransformersForCausalLM"), "backend");
+  EXPECT_EQ(kind("TorchNativeLlamaForCausalLM"), "backend");
+  EXPECT_EQ(kind("NanbeigeForCausalLM"), "text");
+  EXPECT_EQ(kind("Gemma4ForCausalLM"), "text");
 }
 
 TEST(ArchitectureRegistry, AnOlderReleaseListsOnlyWhatItHad) {

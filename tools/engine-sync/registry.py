@@ -166,9 +166,23 @@ def compared_names(source: str, function: str) -> set[str]:
     return set()
 
 
-# SGLang registers its draft models (MTP/NextN heads, EAGLE/EAGLE3/DFlash drafters) beside the
-# targets, as classes named after the method; vLLM lists them apart (_SPECULATIVE_DECODING_MODELS).
-DRAFT_CLASS = re.compile(r"(NextN|MTP|Eagle3?|EAGLE3?|DFlash|Medusa)$|Eagle")
+# SGLang registers its draft models (MTP/NextN heads, EAGLE/EAGLE3/DFlash/DSpark drafters, Gemma 4's
+# assistant), pooling heads and generic implementations beside its generation models, in the same
+# EntryClass lists, as classes named after what they are; vLLM lists the same names apart
+# (_SPECULATIVE_DECODING_MODELS: DFlash*DraftModel, DSpark*, LiLiCorrDraftModel,
+# MuseGlimmerAssistantModel, DFlashLagunaForCausalLM; its pooling dicts; _TRANSFORMERS_BACKEND_MODELS).
+# A class SGLang's model_config.py does not sort is sorted by its name the way vLLM sorts them.
+DRAFT_CLASS = re.compile(r"(NextN|MTP|Eagle3?|EAGLE3?|Medusa)$|Eagle|DFlash|DSpark|DraftModel$|Assistant")
+POOLING_CLASS = re.compile(r"(ForSequenceClassification|ForClassification|ForRewardModel)$|Embedding")
+BACKEND_CLASS = re.compile(r"^(Transformers|TorchNative)")  # a generic implementation, not an architecture
+
+
+def sglang_name_kind(arch: str, kind: str) -> str:
+    """The kind of an SGLang class its model_config.py left as a generation model ("text")."""
+    if kind != "text":
+        return kind
+    return "backend" if BACKEND_CLASS.search(arch) else "speculative" if DRAFT_CLASS.search(arch) \
+        else "pooling" if POOLING_CLASS.search(arch) else "text"
 
 
 def sglang_rows(version: str) -> tuple[list[tuple[str, str, str]], str]:
@@ -190,7 +204,7 @@ def sglang_rows(version: str) -> tuple[list[tuple[str, str, str]], str]:
             continue
         for arch in entry_classes(tree):
             kind = "multimodal" if arch in multimodal else "pooling" if arch in pooling else \
-                "speculative" if DRAFT_CLASS.search(arch) else "text"
+                sglang_name_kind(arch, "text")
             rows.setdefault(arch, (arch, kind, module))
     return sorted(rows.values()), wheel
 
@@ -228,9 +242,8 @@ def write_engine(engine: str, lo: str | None, hi: str | None) -> None:
     write_table(engine, spans, read)
 
 
-def add_release(engine: str, version: str) -> None:
-    """Adds one release to the committed table (make engine-release): its rows extend the spans
-    of the architectures it lists; the other releases are not read again."""
+def committed_spans(engine: str) -> tuple[dict[str, list], list[str]]:
+    """The committed table's rows (architecture -> span) and the releases it was read from."""
     path = os.path.join(common.DATA, engine, "architectures.tsv")
     spans: dict[str, list] = {}
     read: list[str] = []
@@ -241,6 +254,14 @@ def add_release(engine: str, version: str) -> None:
             elif not line.startswith("#") and not line.startswith("architecture\t"):
                 row = line.rstrip("\n").split("\t")
                 spans[row[0]] = row
+    return spans, read
+
+
+def add_release(engine: str, version: str) -> None:
+    """Adds one release to the committed table (make engine-release): its rows extend the spans
+    of the architectures it lists; the other releases are not read again."""
+    path = os.path.join(common.DATA, engine, "architectures.tsv")
+    spans, read = committed_spans(engine)
     if version in read:
         print(f"{engine} {version}: already in {path}")
         return
@@ -254,6 +275,9 @@ def add_release(engine: str, version: str) -> None:
 
 def write_table(engine: str, spans: dict[str, list], read: list[str]) -> None:
     newest = read[-1]
+    if engine == "sglang":  # rows cached or committed before a name rule was added
+        for span in spans.values():
+            span[1] = sglang_name_kind(span[0], span[1])
     path = os.path.join(common.DATA, engine, "architectures.tsv")
     counts = {}
     for span in spans.values():
@@ -337,7 +361,12 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--from", dest="lo")
     ap.add_argument("--to", dest="hi")
     ap.add_argument("--add", help="add one release to the committed table")
+    ap.add_argument("--reclassify", action="store_true",
+                    help="apply the name rules to the committed table's kinds, reading no wheel")
     a = ap.parse_args(argv)
+    if a.reclassify:
+        spans, read = committed_spans(a.engine)
+        return write_table(a.engine, spans, read)
     if a.add:
         return add_release(a.engine, a.add)
     write_engine(a.engine, a.lo, a.hi)
