@@ -639,6 +639,26 @@ def config_path_by_class(cls_name: str, mt: str | None) -> str | None:
     return None
 
 
+def alibi_slopes_on_cpu(module: str) -> None:
+    """ALiBi models (BLOOM's _get_alibi_slopes, Step1's _get_step_alibi_slopes) compute their slopes
+    with torch.arange and read them back with .tolist() while they are built: constants of the
+    config, computed on the CPU here as on a serving host (on the meta device they have no values).
+    Module-level functions of the architecture's module whose name says so are wrapped once."""
+    import importlib
+    import torch
+    try:
+        mod = importlib.import_module(module)
+    except Exception:  # noqa: BLE001  the build reports the import's own failure
+        return
+    for name, f in list(vars(mod).items()):
+        if "alibi_slopes" in name and callable(f) and not getattr(f, "_on_cpu", False):
+            def on_cpu(*a, _f=f, **k):
+                with torch.device("cpu"):
+                    return _f(*a, **k)
+            on_cpu._on_cpu = True
+            setattr(mod, name, on_cpu)
+
+
 def build(out: dict, module: str, tmp: str, platform) -> dict:
     """Fills `out` (architecture, kind given) step by step, so a failure keeps what was known; then
     the same at tp 2 (faked, fake_tp) under "tp2" (layers without names), or "tp2": {"error": ...}."""
@@ -651,6 +671,7 @@ def build(out: dict, module: str, tmp: str, platform) -> dict:
             set_path(conf, path, value)
         out["variant_source"] = v["source"]
     out.update(model_type=mt, config_source=src, model_type_from=how, config=conf)
+    alibi_slopes_on_cpu(module)
     mdir = os.path.join(tmp, "model")
     patches: dict = {}
     for rnd in range(MAX_PATCH_ROUNDS + 1):
