@@ -1,5 +1,6 @@
 // One or more tests per SGLang rule id (docs/research/sglang-capacity.md), each through the planner
 // with a command typed as a user would, asserting values computed by hand from the rule.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -463,6 +464,36 @@ std::string write_dsa_config() {
     "qk_nope_head_dim": 128, "v_head_dim": 128, "index_topk": 2048, "index_head_dim": 128,
     "index_n_heads": 64, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"})";
   return path.string();
+}
+
+std::string write_gemma4_config(int kv_shared_layers) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    fmt::format("servescope-gemma4-{}.json", kv_shared_layers);
+  std::ofstream(path) << fmt::format(R"({{"architectures": ["Gemma4ForConditionalGeneration"],
+    "model_type": "gemma4", "text_config": {{"model_type": "gemma4_text", "hidden_size": 1024,
+    "num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+    "global_head_dim": 512, "intermediate_size": 2048, "vocab_size": 1000,
+    "sliding_window": 512, "num_kv_shared_layers": {}, "max_position_embeddings": 8192,
+    "layer_types": ["sliding_attention", "sliding_attention", "full_attention",
+                    "sliding_attention", "sliding_attention", "full_attention"]}},
+    "torch_dtype": "bfloat16"}})",
+                                     kv_shared_layers);
+  return path.string();
+}
+
+TEST(R4_4_HybridSwa, Gemma4sFullLayersTakeTheirOwnHeadsInTheFullPool) {
+  // HybridSWAPoolConfigurator: the full term is get_num_kv_heads × (head_dim + v_head_dim), the
+  // sliding one get_swa_num_kv_heads × 2 × swa_head_dim: Gemma 4's full layers keep 512-wide
+  // heads beside the sliding layers' 256 (layouts oracle, 0.5.23).
+  PlanRequest r = cmd("--model-path GEMMA4", "h100-sxm");
+  r.model = write_gemma4_config(0);
+  r.engine = "sglang@0.5.23";
+  Plan p = plan_of(r);
+  EXPECT_DOUBLE_EQ(num(p, "kv_cell_bytes"),
+                   2 * (4 * 2 * 512 * 2.0) + 0.8 * 4 * (4 * 2 * 256 * 2.0));
+  EXPECT_FALSE(has_finding(p, "unmodelled-layer-shapes"));
+  r.model = write_gemma4_config(2);  // KV-shared layers: read from vLLM's code only, said so
+  EXPECT_TRUE(has_finding(plan_of(r), "unmodelled-layer-shapes"));
 }
 
 TEST(R4_2b_DsaIndexer, TheIndexerKeysJoinTheCellFrom053Post1AndThePageIs64) {

@@ -56,16 +56,20 @@ void resolve_kv_pool(PlanContext& ctx) {
                             "keep KV (mambaish.full_attention_layer_ids)."
                           : "Every attention layer keeps KV.");
 
-  // Gemma 4's full-attention layers with heads of their own, and its KV-shared layers, are
-  // modelled from vLLM's code; SGLang's pools for them are not read yet.
-  if (m.full_head_dim > 0 || m.full_kv_heads > 0 || m.kv_shared_layers > 0) {
+  // Gemma 4's full-attention layers with heads of their own are sized with them in the full
+  // pool of the hybrid SWA configurator (below); its KV-shared layers, and those heads in a
+  // release without separate pools, are modelled from vLLM's code only.
+  const bool own_full_heads = m.full_head_dim > 0 || m.full_kv_heads > 0;
+  if (m.kv_shared_layers > 0 || (own_full_heads && !hybrid_swa)) {
     ctx.finding(
         Severity::kWarning, "unmodelled-layer-shapes", {},
-        fmt::format("{}'s full-attention layers have heads of their own (head dim {}, {} "
-                    "KV heads) and {} layers share KV; SGLang's pools for them are not "
-                    "modelled: every layer is sized with the sliding layers' heads",
-                    m.model_type, m.full_head_dim > 0 ? m.full_head_dim : m.head_dim,
-                    m.full_kv_heads > 0 ? m.full_kv_heads : m.num_kv_heads, m.kv_shared_layers),
+        fmt::format("{}: {} layers share KV{}; SGLang's pools for that are not modelled: "
+                    "every layer is sized with {}",
+                    m.model_type, m.kv_shared_layers,
+                    own_full_heads && !hybrid_swa
+                        ? " and the full-attention layers have heads of their own"
+                        : "",
+                    own_full_heads && !hybrid_swa ? "the sliding layers' heads" : "its own heads"),
         "R4.2", "mem_cache/memory_pool.py");
   }
   // DeepSeek Sparse Attention (V3.2, GLM-5) before SGLang counted the indexer's keys in the cell.
@@ -140,12 +144,24 @@ void resolve_kv_pool(PlanContext& ctx) {
       per_layer += static_cast<double>(heads) * (m.head_dim + m.v_head_dim) / 32;
     if (hybrid_swa) {
       // R4.4 HybridSWAPoolConfigurator: the cell is a float; draft layers join the full term.
+      // The full term takes ModelConfig.head_dim and get_num_kv_heads, the sliding one
+      // swa_head_dim and get_swa_num_kv_heads: for Gemma 4 the full layers' own heads (global
+      // head dim 512 beside the sliding 256; layouts oracle, 0.5.23).
       const double ratio = ctx.in.real("swa_full_tokens_ratio", 0.8);
-      cell = per_layer * (full_layers + draft_layers) + ratio * per_layer * swa_layers;
+      double full_per_layer = per_layer;
+      if (own_full_heads) {
+        const int full_dim = m.full_head_dim > 0 ? m.full_head_dim : m.head_dim;
+        const std::int64_t full_heads =
+            m.full_kv_heads > 0 ? std::max<std::int64_t>(1, m.full_kv_heads / a.attn_tp) : heads;
+        full_per_layer = static_cast<double>(full_heads) * 2 * full_dim * a.kv_bytes;
+        if (a.kv_cache_dtype == "mxfp8")
+          full_per_layer += static_cast<double>(full_heads) * 2 * full_dim / 32;
+      }
+      cell = full_per_layer * (full_layers + draft_layers) + ratio * per_layer * swa_layers;
       cell_why = fmt::format(
-          "Hybrid SWA: {}·({} full{}) + {}·{}·{} sliding layers.", per_layer, full_layers,
+          "Hybrid SWA: {}·({} full{}) + {}·{}·{} sliding layers{}.", full_per_layer, full_layers,
           draft_layers > 0 ? fmt::format(" + {} draft", draft_layers) : std::string(), ratio,
-          per_layer, swa_layers);
+          per_layer, swa_layers, own_full_heads ? " (the full layers with their own heads)" : "");
       cell_inputs.push_back("arg.swa_full_tokens_ratio");
       cell_rule = "R4.4";
     } else {
