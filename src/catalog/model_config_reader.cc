@@ -237,6 +237,8 @@ void ConfigReader::read_trait_shapes(const json& text) {
   if (row_->has("multi-query") && text.value("multi_query", false) &&
       !text.value("new_decoder_architecture", false))
     shape_.num_kv_heads = 1;
+  if (row_->has("shared-q"))
+    shape_.shared_q_dim = get_int(text, "share_q_dim", true).value_or(0);
 }
 
 Status ConfigReader::read_attention(const json& text) {
@@ -258,7 +260,9 @@ Status ConfigReader::read_attention(const json& text) {
   }
   // SGLang ModelConfig.get_total_num_kv_heads: the first of these that is set.
   shape_.num_kv_heads = shape_.num_attention_heads;
-  for (std::string_view key : {"n_head_kv", "num_kv_heads", "num_key_value_heads"}) {
+  // Step's models say num_attention_groups (vLLM models/step1.py, step3_text.py).
+  for (std::string_view key :
+       {"n_head_kv", "num_kv_heads", "num_key_value_heads", "num_attention_groups"}) {
     if (auto v = get_int(text, key, false)) {
       shape_.num_kv_heads = *v;
       break;
@@ -516,7 +520,7 @@ Status ConfigReader::read_moe(const json& text, Family family) {
   // Gemma 4 spells it top_k_experts, and runs its experts beside the dense MLP; Kimi-Linear
   // num_experts_per_token.
   for (std::string_view key : {"num_experts_per_tok", "experts_per_token", "num_experts_per_token",
-                               "moe_k", "top_k_experts"}) {
+                               "moe_k", "top_k_experts", "moe_top_k"}) {
     if (auto v = get_int(text, key, false)) {
       m.experts_per_token = *v;
       break;
@@ -538,9 +542,22 @@ Status ConfigReader::read_moe(const json& text, Family family) {
   }
   // Granite-4.0-H spells it shared_intermediate_size; Nemotron-H sizes its shared experts as
   // one MLP of moe_shared_expert_intermediate_size × n_shared_experts (models/nemotron_h.py).
+  // Step-3: share_expert_dim, and its MoE layers as a comma-separated moe_layers_enum.
   m.shared_expert_intermediate =
       get_int(text, "shared_expert_intermediate_size", false)
-          .value_or(get_int(text, "shared_intermediate_size", false).value_or(0));
+          .value_or(get_int(text, "shared_intermediate_size", false)
+                        .value_or(get_int(text, "share_expert_dim", false).value_or(0)));
+  if (auto listed = text.find("moe_layers_enum"); listed != text.end() && listed->is_string()) {
+    m.sparse_layers.assign(static_cast<std::size_t>(shape_.num_layers), false);
+    const std::string layers = listed->get<std::string>();
+    for (std::string_view item : split(layers, ',')) {
+      const auto index = parse_int(trim(item));
+      if (!index || *index < 0 || *index >= shape_.num_layers)
+        return error(fmt::format("{} lists '{}', not a layer from 0 to {}",
+                                 field("moe_layers_enum"), item, shape_.num_layers - 1));
+      m.sparse_layers[static_cast<std::size_t>(*index)] = true;
+    }
+  }
   if (auto nemotron = get_int(text, "moe_shared_expert_intermediate_size", false)) {
     m.shared_expert_intermediate = *nemotron * m.num_shared_experts;
     m.num_shared_experts = 0;

@@ -218,6 +218,30 @@ TEST(ModelConfig, ErnieMoeKeysAndListedSparseLayers) {
 
 // Families without a bundled config: the inputs below carry only the dimensions the model cards
 // and several independent copies agree on (not verbatim config.json files).
+TEST(ModelConfig, Step3ListsItsMoeLayersAsCommaSeparatedText) {
+  // vLLM models/step3_text.py: moe_layers_enum "4,5,..." (the layers with experts and the shared
+  // expert), num_attention_groups KV heads, moe_top_k of moe_num_experts.
+  const std::string base =
+      R"({"architectures": ["Step3TextForCausalLM"], "model_type": "step3_text",
+    "hidden_size": 256, "num_attention_heads": 4, "num_attention_groups": 1, "head_dim": 64,
+    "share_q_dim": 128, "num_hidden_layers": 4, "vocab_size": 1000, "intermediate_size": 512,
+    "moe_num_experts": 8, "moe_top_k": 3, "moe_intermediate_size": 64, "share_expert_dim": 64,
+    "max_position_embeddings": 4096, )";
+  auto m = read_model_config(base + R"("moe_layers_enum": "2,3"})", "test");
+  ASSERT_TRUE(m) << m.message();
+  EXPECT_EQ(m->num_kv_heads, 1);
+  EXPECT_EQ(m->shared_q_dim, 128);
+  ASSERT_TRUE(m->moe);
+  EXPECT_EQ(m->moe->experts_per_token, 3);
+  EXPECT_EQ(m->moe->shared_expert_intermediate, 64);
+  EXPECT_EQ(m->moe->sparse_layers, (std::vector<bool>{false, false, true, true}));
+  auto bad = read_model_config(base + R"("moe_layers_enum": "2,9"})", "test");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.message().find("moe_layers_enum lists '9', not a layer from 0 to 3"),
+            std::string::npos)
+      << bad.message();
+}
+
 TEST(ModelConfig, GemmaTiesEmbeddingsAndKeepsItsHeadDim) {
   auto m = read_model_config(
       R"({"architectures": ["GemmaForCausalLM"], "model_type": "gemma", "hidden_size": 3072,

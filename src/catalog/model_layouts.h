@@ -23,7 +23,9 @@ struct LayoutRow {
   // act → down, no gate), qkv-bias, all-bias (every linear and norm has a bias),
   // learned-positions (an absolute position table; positions+2: two more rows, OPT), ffn-4x (a
   // missing intermediate size is 4 × hidden), multi-query (multi_query: true means one KV head),
-  // gated-attention (an output gate of heads × head_dim beside q, whatever the config says).
+  // gated-attention (an output gate of heads × head_dim beside q, whatever the config says),
+  // shared-q (Step-3: one replicated projection to share_q_dim beside K and V, then wq to every
+  // head).
   std::vector<std::string> traits;
   bool has(std::string_view trait) const;
 };

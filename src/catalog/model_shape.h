@@ -130,6 +130,9 @@ struct ModelShape {
   int vocab_size = 0;
   bool tie_word_embeddings = false;
   bool attention_bias = false;
+  // Step-3's low-rank query (vLLM models/step3_text.py): one replicated projection to share_q_dim
+  // beside K and V, a norm, then wq to every head; 0 for the usual q_proj.
+  int shared_q_dim = 0;
   bool attention_output_gate = false;   // Qwen3-Next/3.5 q_proj doubles for the gate
   std::int64_t context_length = 0;      // SGLang get_context_length semantics
   std::string context_length_field;     // which field it came from

@@ -87,6 +87,17 @@ void add_attention_layer(Accumulator& acc, const ModelShape& s, bool kv_shared =
     return;
   }
   const double q_out = s.num_attention_heads * s.head_dim * (s.attention_output_gate ? 2.0 : 1.0);
+  if (s.shared_q_dim > 0) {
+    // Step-3 (models/step3_text.py Step3TextAttention): qkv_proj to the shared query and one KV
+    // head, replicated; inter_norm; wq from the shared query to every head.
+    const double kv = static_cast<double>(s.num_kv_heads) * (s.head_dim + s.v_head_dim);
+    acc.linear("attention", "layers.*.self_attn.qkv_proj", h * (s.shared_q_dim + kv), 1);
+    acc.plain("attention", s.shared_q_dim, 1);
+    acc.linear("attention", "layers.*.self_attn.wq", s.shared_q_dim * q_out, tp);
+    acc.linear("attention", "layers.*.self_attn.o_proj", s.num_attention_heads * s.v_head_dim * h,
+               tp);
+    return;
+  }
   if (kv_shared) {
     // It reads an earlier layer's K and V: q and o alone (models/gemma4.py Gemma4Attention).
     acc.linear("attention", "layers.*.self_attn.q_proj", h * q_out, tp);
