@@ -13,7 +13,7 @@ namespace {
 
 // A scaled Kimi-Linear: four layers, KDA in the first three (numbered from 1), latent attention
 // in the fourth, experts after one dense layer.
-std::string kimi_linear(const std::string& kda_layers, const std::string& extra = "") {
+std::string kimi_linear(const std::string& kda_layers) {
   return R"({"architectures": ["KimiLinearForCausalLM"], "model_type": "kimi_linear",
     "hidden_size": 256, "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 64,
     "num_hidden_layers": 4, "vocab_size": 1000, "intermediate_size": 512,
@@ -23,7 +23,7 @@ std::string kimi_linear(const std::string& kda_layers, const std::string& extra 
     "moe_intermediate_size": 64, "first_k_dense_replace": 1, "max_position_embeddings": 4096,
     "linear_attn_config": {"num_heads": 4, "head_dim": 32, "short_conv_kernel_size": 4,
                            "kda_layers": )" +
-         kda_layers + R"(, "full_attn_layers": [4]})" + extra + "}";
+         kda_layers + R"(, "full_attn_layers": [4]}})";
 }
 
 TEST(KimiDeltaLayout, KdaLayersFromOneAndLatentAttentionBetweenThem) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tests/twin/twin_process.h"
 
@@ -355,9 +356,16 @@ TEST(BenchTwinEndToEnd, FindMaxConcurrencyFindsTheKneeTheRunningLimitMakes) {
   EXPECT_GE(found, 48) << r.text;  // nothing waits up to the limit
   EXPECT_LE(found, 58) << r.text;
   EXPECT_EQ(r.j["first_miss"].get<double>(), found + 1) << r.text;
-  EXPECT_NE(r.j["binding"].get<std::string>().find("running-request limit: it ran at most 48"),
-            std::string::npos)
-      << r.j["binding"];
+  // The binding limit is the running-request limit; the count is the most the server's scrapes
+  // saw running while others queued, which can fall short of 48 on a loaded machine (seen at 24
+  // right after a build), never above it.
+  const std::string binding = r.j["binding"].get<std::string>();
+  const std::string said = "running-request limit: it ran at most ";
+  const std::size_t at = binding.find(said);
+  ASSERT_NE(at, std::string::npos) << binding;
+  const int ran = std::stoi(binding.substr(at + said.size()));
+  EXPECT_GE(ran, 1) << binding;
+  EXPECT_LE(ran, 48) << binding;
   for (const json& l : r.j["loads"]) {
     if (l["load"].get<double>() <= 48) {
       EXPECT_TRUE(l["meets"].get<bool>()) << l;
