@@ -269,9 +269,9 @@ def main(argv: list[str]) -> None:
             try:
                 if case.get("remote_config"):  # a remote-code checkpoint's class (sglang_layouts.py)
                     import remote_config
-                    rc_ = case["remote_config"]
-                    remote_config.register_plain_config(rc_["model_type"], rc_.get("attribute_map"),
-                                                        rc_.get("base_class"))
+                    remote = case["remote_config"]
+                    remote_config.register_plain_config(remote["model_type"], remote.get("attribute_map"),
+                                                        remote.get("base_class"))
                 ns = parser.parse_args(["--model-path", case["model"]] + case["argv"])
                 sa = ServerArgs.from_cli_args(ns)
                 if hasattr(sa, "resolve_once"):

@@ -61,16 +61,18 @@ void resolve_kv_pool(PlanContext& ctx) {
   // release without separate pools, are modelled from vLLM's code only.
   const bool own_full_heads = m.full_head_dim > 0 || m.full_kv_heads > 0;
   if (m.kv_shared_layers > 0 || (own_full_heads && !hybrid_swa)) {
-    ctx.finding(
-        Severity::kWarning, "unmodelled-layer-shapes", {},
-        fmt::format("{}: {} layers share KV{}; SGLang's pools for that are not modelled: "
-                    "every layer is sized with {}",
-                    m.model_type, m.kv_shared_layers,
-                    own_full_heads && !hybrid_swa
-                        ? " and the full-attention layers have heads of their own"
-                        : "",
-                    own_full_heads && !hybrid_swa ? "the sliding layers' heads" : "its own heads"),
-        "R4.2", "mem_cache/memory_pool.py");
+    const std::string what =
+        m.kv_shared_layers > 0
+            ? fmt::format(
+                  "its last {} layers share KV, but are sized as layers with a cache of "
+                  "their own",
+                  m.kv_shared_layers)
+            : "its full-attention layers have heads of their own, but are sized with the "
+              "sliding layers' (no separate pools in this release)";
+    ctx.finding(Severity::kWarning, "unmodelled-layer-shapes", {},
+                fmt::format("{}: {}; SGLang's pool for this is read from vLLM's model code only",
+                            m.model_type, what),
+                "R4.2", "mem_cache/memory_pool.py");
   }
   // DeepSeek Sparse Attention (V3.2, GLM-5) before SGLang counted the indexer's keys in the cell.
   if (m.uses_sparse_mla() && !ctx.rules.dsa_indexer_in_cell) {
@@ -139,9 +141,12 @@ void resolve_kv_pool(PlanContext& ctx) {
                : fmt::format("{} KV heads // attn-TP {}.", m.num_kv_heads, a.attn_tp),
            "configs/model_config.py::ModelConfig.get_num_kv_heads",
            {"num_key_value_heads", "attn_tp_size"}});
-    double per_layer = static_cast<double>(heads) * (m.head_dim + m.v_head_dim) * a.kv_bytes;
-    if (a.kv_cache_dtype == "mxfp8")
-      per_layer += static_cast<double>(heads) * (m.head_dim + m.v_head_dim) / 32;
+    // One layer's bytes per token: K and V of every head on the rank, and mxfp8's scale per 32.
+    const auto layer_bytes = [&](std::int64_t kv_heads, int k_dim, int v_dim) {
+      const double elements = static_cast<double>(kv_heads) * (k_dim + v_dim);
+      return elements * a.kv_bytes + (a.kv_cache_dtype == "mxfp8" ? elements / 32 : 0);
+    };
+    const double per_layer = layer_bytes(heads, m.head_dim, m.v_head_dim);
     if (hybrid_swa) {
       // R4.4 HybridSWAPoolConfigurator: the cell is a float; draft layers join the full term.
       // The full term takes ModelConfig.head_dim and get_num_kv_heads, the sliding one
@@ -153,9 +158,10 @@ void resolve_kv_pool(PlanContext& ctx) {
         const int full_dim = m.full_head_dim > 0 ? m.full_head_dim : m.head_dim;
         const std::int64_t full_heads =
             m.full_kv_heads > 0 ? std::max<std::int64_t>(1, m.full_kv_heads / a.attn_tp) : heads;
-        full_per_layer = static_cast<double>(full_heads) * 2 * full_dim * a.kv_bytes;
-        if (a.kv_cache_dtype == "mxfp8")
-          full_per_layer += static_cast<double>(full_heads) * 2 * full_dim / 32;
+        g.input("full_attention_head_dim", full_dim, "", Origin::kModelConfig,
+                prefix + "global_head_dim (or per_layer_config)");
+        cell_inputs.push_back("full_attention_head_dim");
+        full_per_layer = layer_bytes(full_heads, full_dim, full_dim);
       }
       cell = full_per_layer * (full_layers + draft_layers) + ratio * per_layer * swa_layers;
       cell_why = fmt::format(
