@@ -9,6 +9,13 @@
 
 namespace servescope {
 
+// How far a weight estimate may be off, and why that far: the layouts oracles
+// (tests/oracle/layouts/) hold every modelled architecture's weights within 1% of the engines'
+// own parameter counts. check plans a figure resting on the estimate at both ends.
+constexpr double kWeightEstimateSpread = 0.01;
+constexpr char kWeightEstimateSpreadBasis[] =
+    "the layouts oracles hold modelled architectures' weights within 1% of the engines' own";
+
 struct WeightPart {
   std::string name;   // "attention", "experts", "embeddings", ...
   double params = 0;  // whole model

@@ -53,6 +53,16 @@ const Node& Derivation::input(std::string id, Value value, std::string unit, Ori
   return add(std::move(node));
 }
 
+double Derivation::estimate(Node node, double low, double high) {
+  node.origin = Origin::kEstimate;
+  node.range = std::make_pair(low, high);
+  if (auto pin = pins_.find(node.id); pin != pins_.end())
+    node.value = Value(pin->second);
+  const double value = node.value.as_number();
+  add(std::move(node));
+  return value;
+}
+
 const Node* Derivation::find(std::string_view id) const {
   auto it = index_.find(std::string(id));
   return it == index_.end() ? nullptr : &nodes_[it->second];

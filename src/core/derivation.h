@@ -4,6 +4,8 @@
 // default, a catalog fact, a config.json field, a calibration fact or an estimate).
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -36,6 +38,9 @@ struct Node {
   std::string source;  // engine file::function the rule mirrors, or where an input came from
   std::vector<std::string> inputs;
   Origin origin = Origin::kDerived;
+  // An estimate's stated interval (its basis in `why`): the values the estimate's own evidence
+  // spans, which check plans at both ends for a figure it cannot compare exactly.
+  std::optional<std::pair<double, double>> range;
 };
 
 class Derivation {
@@ -45,6 +50,11 @@ class Derivation {
   /// Records an input leaf.
   const Node& input(std::string id, Value value, std::string unit, Origin origin,
                     std::string source, std::string why = {});
+  /// Records an estimate (origin kEstimate) with the interval its evidence spans, low ≤ value ≤
+  /// high, and returns the value the plan goes on with: `value`, or the pin set for its id.
+  double estimate(Node node, double low, double high);
+  /// Plans with estimates at given values (check: the ends of their intervals), by node id.
+  void pin_estimates(std::map<std::string, double> pins) { pins_ = std::move(pins); }
 
   const Node* find(std::string_view id) const;
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -59,6 +69,7 @@ class Derivation {
  private:
   std::vector<Node> nodes_;
   std::unordered_map<std::string, std::size_t> index_;
+  std::map<std::string, double> pins_;
 };
 
 }  // namespace servescope

@@ -10,6 +10,7 @@
 #include "catalog/gpu_catalog.h"
 #include "catalog/model_catalog.h"
 #include "core/text.h"
+#include "diagnose/check_estimates.h"
 #include "diagnose/check_inputs.h"
 #include "diagnose/counterfactuals.h"
 #include "evidence/log_reader.h"
@@ -23,28 +24,34 @@ struct Plans {
 };
 
 // Capacity is monotone in each memory figure, so its extremes over the rounding box are at
-// the box's corners: 2^k plans for k rounded figures (k ≤ 8, usually 2).
-Result<Plans> plan_with_rounding(const Engine& engine, Scenario s,
-                                 const std::map<std::string, double>& rounding) {
+// the box's corners: 2^k plans for k rounded figures (k ≤ 8, usually 2). A figure may also lie
+// further below (LogScenario::below_gib).
+Result<Plans> plan_with_rounding(const Engine& engine, Scenario s, const LogScenario& log) {
   Plans out;
   auto nominal = engine.plan(s);
   if (!nominal)
     return nominal.error();
   out.nominal = std::move(*nominal);
-  std::vector<std::pair<std::optional<double>*, double>> fields;
-  for (const auto& [name, d] : rounding) {
+  struct Spread {
+    std::optional<double>* field;
+    double base, low, high;
+  };
+  std::vector<Spread> fields;
+  for (const std::string& name : calibration_field_names()) {
     std::optional<double>* f = calibration_field(s.calibration, name);
-    if (f != nullptr && f->has_value() && d > 0)
-      fields.emplace_back(f, d);
+    if (f == nullptr || !f->has_value())
+      continue;
+    const auto d = log.rounding_gib.find(name);
+    const auto below = log.below_gib.find(name);
+    const double up = d != log.rounding_gib.end() ? d->second : 0.0;
+    const double down = up + (below != log.below_gib.end() ? below->second : 0.0);
+    if (down > 0)
+      fields.push_back({f, **f, **f - down, **f + up});
   }
-  std::vector<double> base;
-  for (auto& [f, d] : fields)
-    base.push_back(**f);
   const std::size_t corners = std::size_t{1} << fields.size();
   for (std::size_t mask = 0; mask < corners && !fields.empty(); ++mask) {
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      *fields[i].first = base[i] + ((mask >> i) & 1 ? fields[i].second : -fields[i].second);
-    }
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      *fields[i].field = (mask >> i) & 1 ? fields[i].high : fields[i].low;
     auto plan = engine.plan(s);
     if (!plan)
       return plan.error();
@@ -113,6 +120,8 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
       c.checked = false;
       c.note = fmt::format("depends on an estimate ({}) where the log gives no figure", leaf_id);
       c.needs = needs_for_estimate(leaf_id, gpu_known);
+      if (gpu_known)
+        c.estimated.emplace();  // predicted over the estimates' intervals (check_estimates.h)
       return;
     }
   }
@@ -150,9 +159,10 @@ void compare(const LoggedFigure& f, const Plans& plans, bool gpu_known, Comparis
     }
     c.match = logged >= lo - tol && logged <= hi + tol;
     if (hi > lo) {
-      c.note =
-          fmt::format("the rounding of the logged memory figures allows {} … {} (±{:.3g}%)", lo, hi,
-                      (hi - lo) / 2 / std::max(1.0, std::fabs(n->value.as_number())) * 100);
+      c.note = fmt::format(
+          "the logged memory figures allow {} … {} (±{:.3g}%: their rounding, and "
+          "any spread the inferences name)",
+          lo, hi, (hi - lo) / 2 / std::max(1.0, std::fabs(n->value.as_number())) * 100);
     } else {
       c.note = "exact: rounding cannot move it";
     }
@@ -201,6 +211,18 @@ std::size_t CheckResult::mismatched() const {
 std::size_t CheckResult::unchecked() const {
   return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(),
                                                 [](const Comparison& c) { return !c.checked; }));
+}
+std::size_t CheckResult::predicted() const {
+  return static_cast<std::size_t>(
+      std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) {
+        return !c.checked && c.estimated && c.estimated->low.has_value();
+      }));
+}
+std::size_t CheckResult::predicted_outside() const {
+  return static_cast<std::size_t>(
+      std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) {
+        return !c.checked && c.estimated && c.estimated->low.has_value() && !c.estimated->within;
+      }));
 }
 bool CheckResult::ok() const {
   // A log that contradicts itself fails the check as a mismatch does.
@@ -410,10 +432,10 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
       def.command = *def_cmd;
       cap.hardware.gpus_per_node = def.hardware.gpus_per_node =
           options.gpus.value_or(given.gpu_count.value_or(out.engine->gpus_needed(cap.command)));
-      auto cap_plans = plan_with_rounding(*out.engine, cap, log.rounding_gib);
+      auto cap_plans = plan_with_rounding(*out.engine, cap, log);
       if (!cap_plans)
         return cap_plans.error();
-      auto def_plans = plan_with_rounding(*out.engine, def, log.rounding_gib);
+      auto def_plans = plan_with_rounding(*out.engine, def, log);
       if (!def_plans)
         return def_plans.error();
       std::vector<Comparison> comparisons;
@@ -436,6 +458,7 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
       if (first || all_match) {
         out.comparisons = std::move(comparisons);
         out.scenario = cap;
+        out.defaults_scenario = def;
         out.plan = std::move(cap_plans->nominal);
         out.defaults_plan = std::move(def_plans->nominal);
         out.version_basis = out.plan.version_basis;
@@ -475,6 +498,7 @@ Result<CheckResult> check_log(const LogFacts& facts, const CheckOptions& options
   } else if (kept_first) {
     out = std::move(*kept_first);
   }
+  predict_from_estimates(*out.engine, out, out.comparisons);
   // The rules the engine applies only because the GPU shares its memory with the CPU: they
   // decide what the log's memory figures mean, so check names them.
   for (const Finding* f : out.plan.unified_memory_findings())

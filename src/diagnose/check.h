@@ -27,6 +27,14 @@ struct CheckOptions {
   std::optional<int> gpus;           // --gpus N: GPUs per node
 };
 
+// A figure's prediction over the intervals of the estimates it rests on.
+struct EstimatedPrediction {
+  std::vector<std::string> estimates;  // the estimate nodes it rests on
+  std::optional<double> low, high;     // unset: no interval (note says why)
+  bool within = false;                 // the logged value lies inside [low, high]
+  std::string note;
+};
+
 struct Comparison {
   std::string field;
   Value logged;
@@ -42,6 +50,9 @@ struct Comparison {
   // For a figure not checked: the input that would check it and the option that supplies it
   // ("--gpu NAME: the GPU's memory"); "" when no input of the user's would (not modelled).
   std::string needs;
+  // A figure not checked because its prediction rests on estimates, still predicted: over the
+  // intervals the estimates' own evidence spans (check_estimates.h), counted apart from checked.
+  std::optional<EstimatedPrediction> estimated;
 };
 
 /// The options a user gives check, each with the unchecked figures it would check
@@ -55,6 +66,7 @@ struct CheckResult {
   Scenario scenario;   // the capacity scenario (every setting the log shows resolved)
   Plan plan;           // its plan
   Plan defaults_plan;  // the plan of the typed (or default-only) command
+  Scenario defaults_scenario;
   VersionInference inferred;
   std::string version_basis;
   std::vector<std::string> notes;
@@ -71,6 +83,8 @@ struct CheckResult {
   std::size_t matched() const;
   std::size_t mismatched() const;
   std::size_t unchecked() const;
+  std::size_t predicted() const;          // not checked, predicted over estimates' intervals
+  std::size_t predicted_outside() const;  // of those, logged outside the interval
   bool ok() const;
 };
 

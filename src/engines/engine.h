@@ -58,6 +58,10 @@ struct LogScenario {
   // Half the last printed digit of each calibration figure ("64.60 GB" → 0.005), by
   // calibration_field name; check evaluates the plan at every corner of these intervals.
   std::map<std::string, double> rounding_gib;
+  // Further below the rounding, by calibration field: the engine may have used a value this much
+  // lower than the one logged (SGLang's minimum over ranks the log does not show), said in
+  // `inferred`.
+  std::map<std::string, double> below_gib;
   std::map<std::string, std::uint64_t> calibration_lines;  // where each figure was read
   bool calibration_complete = false;  // enough figures for the engine's capacity rules
   std::vector<LoggedFigure> figures;

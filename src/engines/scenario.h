@@ -86,6 +86,9 @@ struct Scenario {
   LaunchCommand command;
   std::map<std::string, std::string> environment;  // --env K=V and the command's prefix
   Calibration calibration;
+  // Estimates to plan with at given values, by node id (check plans a figure that rests on
+  // estimates at the ends of their stated intervals); empty: every estimate at its own value.
+  std::map<std::string, double> estimate_pins;
   // Where the inputs were read, one line each ("command: deploy/sglang.service:7, ExecStart",
   // "model: Hugging Face cache …"), shown by plan, explain and lint.
   std::vector<std::string> inputs_read;

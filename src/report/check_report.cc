@@ -15,7 +15,21 @@ std::string shown(const Value& v) {
   return format_value(v, "");
 }
 
+bool predicted_over_estimates(const Comparison& c) {
+  return !c.checked && c.estimated && c.estimated->low;
+}
+
 std::string predicted_text(const Comparison& c) {
+  if (predicted_over_estimates(c)) {
+    const bool whole = c.logged.is_int();
+    const double lo = *c.estimated->low, hi = *c.estimated->high;
+    if (lo == hi)
+      return shown(whole ? Value(static_cast<std::int64_t>(lo)) : Value(lo)) + " (estimates)";
+    if (whole)
+      return fmt::format("{} … {} (estimates)", shown(Value(static_cast<std::int64_t>(lo))),
+                         shown(Value(static_cast<std::int64_t>(hi))));
+    return fmt::format("{:.2f} … {:.2f} (estimates)", lo, hi);
+  }
   if (c.predicted_low && c.predicted_high && *c.predicted_high > *c.predicted_low) {
     // Whole figures (tokens, blocks) print as integers; fractional ones (concurrency 20.54x)
     // keep the logged value's kind so the bounds do not both round to 20.
@@ -96,17 +110,26 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
   out += "\n";
   std::vector<std::vector<std::string>> rows = {{"", "FIGURE", "LOGGED", "PREDICTED", "LINE"}};
   for (const Comparison& c : r.comparisons) {
-    const std::string mark = !c.checked ? "·" : !c.match ? "✗" : c.bound ? "≤" : "✓";
+    // ~ and !: not checked, predicted over its estimates' intervals, logged inside or outside.
+    const std::string mark = predicted_over_estimates(c) ? (c.estimated->within ? "~" : "!")
+                             : !c.checked                ? "·"
+                             : !c.match                  ? "✗"
+                             : c.bound                   ? "≤"
+                                                         : "✓";
     rows.push_back({mark, c.field, shown(c.logged),
                     c.bound ? "≤ " + predicted_text(c) : predicted_text(c),
                     std::to_string(c.log_line)});
   }
   out += render_columns(rows);
   for (const Comparison& c : r.comparisons) {
-    if (!c.checked)
-      out += fmt::format("  · {}: not checked — {}{}\n", c.field, c.note,
+    if (!c.checked) {
+      out += fmt::format("  {} {}: not checked — {}{}\n",
+                         predicted_over_estimates(c) ? (c.estimated->within ? "~" : "!") : "·",
+                         c.field, c.note,
                          c.needs.empty() ? std::string() : "; to check it: " + c.needs);
-    else if (c.bound)
+      if (c.estimated && !c.estimated->note.empty())
+        out += fmt::format("      {}\n", c.estimated->note);
+    } else if (c.bound)
       out += fmt::format("  {} {}: {}\n", c.match ? "≤" : "✗", c.field, c.note);
   }
   for (const Comparison& c : r.comparisons) {
@@ -124,8 +147,12 @@ std::string render_check_text(const std::string& file, const CheckResult& r) {
     for (const Finding& f : r.consistency)
       out += fmt::format("  {}  {}  {}\n", severity_name(f.severity), f.code, f.message);
   }
-  out += fmt::format("\n{} matched, {} mismatched, {} not checked\n", r.matched(), r.mismatched(),
+  out += fmt::format("\n{} matched, {} mismatched, {} not checked", r.matched(), r.mismatched(),
                      r.unchecked());
+  if (r.predicted() > 0)
+    out += fmt::format(" ({} predicted over estimates' intervals: {} inside, {} outside)",
+                       r.predicted(), r.predicted() - r.predicted_outside(), r.predicted_outside());
+  out += "\n";
   out += render_inputs_that_would_check(r.comparisons);
   return out;
 }
@@ -160,7 +187,16 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
         {"bound", c.bound},
         {"note", c.note},
         {"needs", c.checked || c.needs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.needs)},
+        {"estimated", nlohmann::json(nullptr)},
         {"log_line", c.log_line}};
+    if (!c.checked && c.estimated) {
+      const EstimatedPrediction& e = *c.estimated;
+      j["estimated"] = {{"estimates", e.estimates},
+                        {"low", e.low ? nlohmann::json(*e.low) : nlohmann::json(nullptr)},
+                        {"high", e.high ? nlohmann::json(*e.high) : nlohmann::json(nullptr)},
+                        {"within", e.low ? nlohmann::json(e.within) : nlohmann::json(nullptr)},
+                        {"note", e.note}};
+    }
     comparisons.push_back(std::move(j));
   }
   nlohmann::json consistency = nlohmann::json::array();
@@ -204,7 +240,9 @@ nlohmann::json check_to_json(const std::string& file, const CheckResult& r) {
           {"would_check", inputs_json(r.comparisons)},
           {"matched", r.matched()},
           {"mismatched", r.mismatched()},
-          {"not_checked", r.unchecked()}};
+          {"not_checked", r.unchecked()},
+          {"predicted", r.predicted()},
+          {"predicted_outside", r.predicted_outside()}};
 }
 
 }  // namespace servescope

@@ -96,6 +96,8 @@ CheckTotals check_totals(const std::vector<CheckRow>& rows) {
     ++t.checked_logs;
     t.compared += r.result->matched() + r.result->mismatched();
     t.matched += r.result->matched();
+    t.predicted += r.result->predicted();
+    t.predicted_outside += r.result->predicted_outside();
   }
   return t;
 }
@@ -115,6 +117,11 @@ std::string render_check_table(const std::vector<CheckRow>& rows) {
       "\n{} logs, {} checked · compared {} of {} stated figures ({}) · matched {} of {} ({})\n",
       t.logs, t.checked_logs, t.compared, t.stated, percent(t.compared, t.stated), t.matched,
       t.compared, percent(t.matched, t.compared));
+  if (t.predicted > 0)
+    out += fmt::format(
+        "not compared but predicted over estimates' intervals: {} figures, {} inside, {} "
+        "outside\n",
+        t.predicted, t.predicted - t.predicted_outside, t.predicted_outside);
   out += render_would_check(what_would_check(rows));
   return out;
 }
@@ -136,7 +143,9 @@ nlohmann::json check_table_to_json(const std::vector<CheckRow>& rows) {
             {"checked_logs", t.checked_logs},
             {"stated", t.stated},
             {"compared", t.compared},
-            {"matched", t.matched}}},
+            {"matched", t.matched},
+            {"predicted", t.predicted},
+            {"predicted_outside", t.predicted_outside}}},
           {"would_check", [&] {
              nlohmann::json j = nlohmann::json::array();
              for (const auto& [option, n] : what_would_check(rows))

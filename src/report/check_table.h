@@ -21,6 +21,9 @@ struct CheckRow {
 
 struct CheckTotals {
   std::size_t logs = 0, checked_logs = 0, stated = 0, compared = 0, matched = 0;
+  // Not compared (an estimate stands where the log gives no figure), predicted over the
+  // estimates' intervals; and of those, logged outside the interval.
+  std::size_t predicted = 0, predicted_outside = 0;
 };
 
 CheckTotals check_totals(const std::vector<CheckRow>& rows);

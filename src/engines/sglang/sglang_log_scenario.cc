@@ -107,6 +107,56 @@ bool append_flag(std::vector<std::string>& words, std::string_view field, const 
   return true;
 }
 
+// R3.1/R3.2 over ranks: SGLang reads P and A as the least free memory over the ranks of its
+// world group (get_available_gpu_memory(distributed=True): an all_reduce MIN; bootstrap.py
+// measure_pre_model_load_memory, kv_cache_configurator.py _profile_available_bytes), while each
+// rank prints its own "Load weight" lines. A log showing fewer ranks' lines than tp × pp shows
+// readings at or above the ones the engine used. Ranks differ by what each allocated before the
+// load beyond the CUDA context: their distributed init, whose usage the log prints ("Init torch
+// distributed ends. mem usage=X", up to 0.5.21). Assumed: no unseen rank's P or A is more than
+// the largest printed X below the seen ones'. Without that line the pool is bounded above only.
+void widen_for_unseen_ranks(const std::vector<Fact>& facts, const Fact* args,
+                            std::uint64_t first_pool_line, LogScenario& out) {
+  Calibration& cal = out.calibration;
+  if (args == nullptr || !cal.free_before_load_gib || !cal.free_after_load_gib ||
+      args->integer("nnodes").value_or(1) > 1)  // a node's log: bounded below, per figure
+    return;
+  const std::int64_t ranks =
+      args->integer("tp_size").value_or(1) * args->integer("pp_size").value_or(1);
+  std::set<std::pair<int, int>> shown;
+  double init_usage = 0;
+  std::uint64_t init_line = 0;
+  for (const Fact& f : facts) {
+    if (f.line <= first_pool_line && (f.kind == "load_weight_begin" || f.kind == "load_weight_end"))
+      shown.insert({f.rank.tp, f.rank.pp});
+    if (f.kind == "init_torch_distributed_end") {
+      if (auto x = f.number("mem_usage_gb"); x && *x > init_usage) {
+        init_usage = *x;
+        init_line = f.line;
+      }
+    }
+  }
+  if (static_cast<std::int64_t>(shown.size()) >= ranks)
+    return;
+  if (init_usage <= 0) {
+    for (LoggedFigure& f : out.figures) {
+      if (f.output == "max_total_num_tokens" || f.output == "max_mamba_cache_size")
+        f.bounded_above = fmt::format(
+            "the log shows the load lines of {} of the {} ranks, and SGLang sizes the pools "
+            "from the least free memory over all of them (R3.1)",
+            shown.size(), ranks);
+    }
+    return;
+  }
+  out.below_gib["free_before_load"] = init_usage;
+  out.below_gib["free_after_load"] = init_usage;
+  out.inferred.push_back(fmt::format(
+      "the log shows the load lines of {} of the {} ranks; SGLang sizes from the least free "
+      "memory over all of them, so P and A are taken as up to {:.2f} GB below the shown ones "
+      "(the distributed init's usage, line {}: assumed the most ranks differ by)",
+      shown.size(), ranks, init_usage, init_line));
+}
+
 }  // namespace
 
 Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
@@ -270,6 +320,7 @@ Result<LogScenario> sglang_scenario_from_log(const std::vector<Fact>& facts) {
             nnodes);
     }
   }
+  widen_for_unseen_ranks(facts, args, first_pool_line, out);
   if (out.figures.empty())
     out.missing.push_back(
         "any capacity figure (max_total_num_tokens, max_running_requests, #tokens)");

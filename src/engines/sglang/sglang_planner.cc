@@ -128,6 +128,7 @@ Result<Plan> plan_sglang(const Scenario& scenario, const std::vector<ParseNote>&
         "modelled yet; plan it on vLLM (--engine vllm), whose layout is checked",
         scenario.model.architecture, scenario.model.model_type));
   }
+  plan.graph.pin_estimates(scenario.estimate_pins);
   SglangInputs inputs(scenario.command, plan.graph);
   const RuleVariant variant =
       rules_for_date(scenario.version.main_date, scenario.version.cherry_picks);

@@ -22,22 +22,32 @@ constexpr char kWorker[] = "vllm/v1/worker/gpu_worker.py::Worker.determine_avail
 // dominates; 3.05 × that tensor + 0.40 GiB reproduces the dense models within ±0.5 GiB.
 constexpr double kActivationLogitsFactor = 3.05;
 constexpr double kActivationBaseGib = 0.40;
+constexpr double kActivationSpreadGib = 0.5;
 // N: 0.24–0.27 GiB at TP 1 (granite 0.46); 2.06–2.21 GiB at TP 2–4 on H100, where the
 // FlashInfer allreduce-fusion workspace is allocated.
 constexpr double kNonTorchTp1Gib = 0.25;
+constexpr double kNonTorchTp1LeastGib = 0.24;
+constexpr double kNonTorchTp1MostGib = 0.46;
 constexpr double kNonTorchFusionGib = 2.1;
+constexpr double kNonTorchFusionLeastGib = 2.06;
+constexpr double kNonTorchFusionMostGib = 2.21;
 constexpr double kNonTorchTpGib = 0.5;
-// G: the sweep's graph pools took 0.5–1.9 GiB.
+// G: the sweep's graph pools took 0.51–1.85 GiB.
 constexpr double kCudaGraphGib = 1.0;
-// Memory in use before the init snapshot (CUDA context, NCCL): 0.51 GiB at TP 1, 1.53 GiB
-// at TP 2–4 (sweep 'worker init memory snapshot: ... cuda_memory=').
+constexpr double kCudaGraphLeastGib = 0.51;
+constexpr double kCudaGraphMostGib = 1.85;
+// Memory in use before the init snapshot (CUDA context, NCCL): 0.51 GiB at TP 1 (all 42 runs),
+// 1.43–2.07 GiB at TP 2–4, 1.53 the most common (sweep "Free memory on device (F/T GiB)").
 constexpr double kPreSnapshotTp1Gib = 0.51;
 constexpr double kPreSnapshotTpGib = 1.53;
+constexpr double kPreSnapshotTpLeastGib = 1.43;
+constexpr double kPreSnapshotTpMostGib = 2.07;
 // On a unified-memory GPU the snapshot's free memory is psutil's available memory, so the OS and
 // its services come out of it too: the least a published DGX Spark log left out of 121.69 GiB is
 // 7.15 GiB ("Free memory on device (114.54/121.69 GiB)", an idle Spark, vLLM 0.27.1); an idle
 // head node of a two-Spark kit reported 110.37 (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47).
 constexpr double kIntegratedHeldGib = 7.15;
+constexpr double kIntegratedHeldMostGib = 13.51;  // 108.18 of 121.69 free (tests/gb10/logs)
 constexpr double kIntegratedIdleFreeGib = 110.37;
 constexpr double kIntegratedIdleTotalGib = 121.69;
 
@@ -93,12 +103,14 @@ double device_total_gib(PlanContext& ctx) {
       return d.mib / 1024.0;
     }
   }
-  const double t = static_cast<double>(gpu.memory_mib) / 1024.0 - 0.6;
-  g.input("device_total_memory_gib", t, "GiB", Origin::kEstimate,
-          fmt::format("estimate: NVML total {:.2f} GiB − 0.6 GiB (data/GPUS-SOURCES.md: the "
-                      "CUDA total is 0.3–0.9 GiB lower)",
-                      static_cast<double>(gpu.memory_mib) / 1024.0),
-          "T estimated; give --total-memory (the log's total_memory) for an exact plan.");
+  const double nvml = static_cast<double>(gpu.memory_mib) / 1024.0;
+  const double t = g.estimate(
+      {"device_total_memory_gib", nvml - 0.6, "GiB", "",
+       "T estimated; give --total-memory (the log's total_memory) for an exact plan.",
+       fmt::format("estimate: NVML total {:.2f} GiB − 0.6 GiB (data/GPUS-SOURCES.md: the CUDA "
+                   "total is 0.3–0.9 GiB lower)",
+                   nvml)},
+      nvml - 0.9, nvml - 0.3);
   ctx.plan.estimated.push_back("device_total_memory");
   return t;
 }
@@ -110,14 +122,19 @@ namespace {
 void resolve_extensible_memory(PlanContext& ctx, ProfileFigures p) {
   const Calibration& cal = ctx.scenario.calibration;
   const bool graphs = ctx.args.cudagraph_mode != "NONE" && !ctx.args.enforce_eager;
-  p.graph_pool_gib = !graphs ? 0 : cal.cuda_graph_gib.value_or(kCudaGraphGib);
-  ctx.graph().input("cuda_graph_pool_gib", p.graph_pool_gib, "GiB",
-                    cal.cuda_graph_gib && graphs ? Origin::kCalibration : Origin::kEstimate,
-                    !graphs ? "no CUDA graphs are captured"
-                    : cal.cuda_graph_gib
-                        ? "the log's actual CUDAGraph memory"
-                        : "estimate: the v0.19.0 sweep's graph pools took 0.5–1.9 GiB",
-                    "The CUDA graphs' pool, resident when the cache is measured.");
+  constexpr char kPoolWhy[] = "The CUDA graphs' pool, resident when the cache is measured.";
+  if (graphs && !cal.cuda_graph_gib) {
+    p.graph_pool_gib =
+        ctx.graph().estimate({"cuda_graph_pool_gib", kCudaGraphGib, "GiB", "", kPoolWhy,
+                              "estimate: the v0.19.0 sweep's graph pools took 0.51–1.85 GiB"},
+                             kCudaGraphLeastGib, kCudaGraphMostGib);
+  } else {
+    p.graph_pool_gib = !graphs ? 0 : *cal.cuda_graph_gib;
+    ctx.graph().input("cuda_graph_pool_gib", p.graph_pool_gib, "GiB",
+                      graphs ? Origin::kCalibration : Origin::kDerived,
+                      !graphs ? "no CUDA graphs are captured" : "the log's actual CUDAGraph memory",
+                      kPoolWhy);
+  }
   resolve_measured_kv(ctx, p);
 }
 
@@ -180,25 +197,31 @@ void resolve_memory_profile(PlanContext& ctx) {
             cal_source("--free-before-load"),
             "Free memory in the worker's init snapshot (after NCCL, before the weights).");
   } else if (integrated) {
-    free_at_start = total - kIntegratedHeldGib;
-    g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kEstimate,
-            fmt::format("estimate: T − {:.2f} GiB held by the OS and its services, the least a "
-                        "published DGX Spark log shows (114.54 of 121.69 GiB free at startup); "
-                        "every other process on the machine lowers it further",
-                        kIntegratedHeldGib),
-            psutil_free
-                ? "Free memory at the init snapshot: on a unified-memory GPU the system's "
-                  "available memory (V2.1), estimated; give --free-before-load as `free -g`'s "
-                  "'available'."
-                : "Free memory at the init snapshot: this release reads cudaMemGetInfo's free, "
-                  "the kernel's MemFree, so the page cache is out of it too (not estimated); "
-                  "give --free-before-load as `free -g`'s 'free'.");
+    free_at_start = g.estimate(
+        {"free_at_startup_gib", total - kIntegratedHeldGib, "GiB", "",
+         psutil_free
+             ? "Free memory at the init snapshot: on a unified-memory GPU the system's available "
+               "memory (V2.1), estimated; give --free-before-load as `free -g`'s 'available'."
+             : "Free memory at the init snapshot: this release reads cudaMemGetInfo's free, the "
+               "kernel's MemFree, so the page cache is out of it too (not estimated); give "
+               "--free-before-load as `free -g`'s 'free'.",
+         fmt::format("estimate: T − {:.2f} GiB held by the OS and its services, the least a "
+                     "published DGX Spark log shows (114.54 of 121.69 GiB free at startup; the "
+                     "most, {:.2f}); every other process on the machine lowers it further",
+                     kIntegratedHeldGib, kIntegratedHeldMostGib)},
+        total - kIntegratedHeldMostGib, total - kIntegratedHeldGib);
   } else {
-    const double used = a.tp * a.pp > 1 ? kPreSnapshotTpGib : kPreSnapshotTp1Gib;
-    free_at_start = total - used;
-    g.input("free_at_startup_gib", free_at_start, "GiB", Origin::kEstimate,
-            fmt::format("estimate: T − {:.2f} GiB CUDA context and NCCL (v0.19.0 sweep)", used),
-            "Free memory at the init snapshot, estimated; give --free-before-load.");
+    const bool tp1 = a.tp * a.pp == 1;
+    const double used = tp1 ? kPreSnapshotTp1Gib : kPreSnapshotTpGib;
+    const double least = tp1 ? kPreSnapshotTp1Gib : kPreSnapshotTpLeastGib;
+    const double most = tp1 ? kPreSnapshotTp1Gib : kPreSnapshotTpMostGib;
+    free_at_start = g.estimate(
+        {"free_at_startup_gib", total - used, "GiB", "",
+         "Free memory at the init snapshot, estimated; give --free-before-load.",
+         fmt::format("estimate: T − {:.2f} GiB CUDA context and NCCL (v0.19.0 sweep: {:.2f}–{:.2f} "
+                     "GiB at this TP)",
+                     used, least, most)},
+        total - most, total - least);
   }
   if (integrated && !psutil_free) {
     ctx.finding(
@@ -315,13 +338,15 @@ void resolve_memory_profile(PlanContext& ctx) {
     if (a.spec_method == "draft_model" && ctx.scenario.draft_model)
       weights += estimate_weights(*ctx.scenario.draft_model, layout).bytes_per_gpu / kGiB;
     weights /= static_cast<double>(a.pp);
-    g.input("weights_gib", weights, "GiB", Origin::kEstimate,
-            fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {} "
-                        "and pp {}",
-                        w.total_params / 1e9,
-                        m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp,
-                        a.pp),
-            "W estimated from the model shape; give --weights (the log's 'Model loading took').");
+    weights = g.estimate(
+        {"weights_gib", weights, "GiB", "",
+         "W estimated from the model shape; give --weights (the log's 'Model loading took').",
+         fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {} and pp "
+                     "{} (±{:.0f}%: {})",
+                     w.total_params / 1e9,
+                     m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp,
+                     a.pp, kWeightEstimateSpread * 100, kWeightEstimateSpreadBasis)},
+        weights * (1 - kWeightEstimateSpread), weights * (1 + kWeightEstimateSpread));
     if (!cal.kv_memory_gib)
       plan.estimated.push_back("weights");
   }
@@ -350,17 +375,18 @@ void resolve_memory_profile(PlanContext& ctx) {
     const double rows = static_cast<double>(std::min(a.max_num_seqs, a.max_num_batched_tokens));
     const double logits_gib = rows * m.vocab_size * 4.0 / kGiB;
     activation = kActivationLogitsFactor * logits_gib + kActivationBaseGib;
-    g.add({"activation_peak_gib",
-           activation,
-           "GiB",
-           "V2.7",
-           fmt::format("Estimate: {} × the sampler's fp32 logits ({:.0f} rows × vocab {}) + {} "
-                       "GiB, fitted to the v0.19.0 H100 sweep (±0.5 GiB; MoE workspaces and "
-                       "multimodal encoders add more); give --activation-peak.",
-                       kActivationLogitsFactor, rows, m.vocab_size, kActivationBaseGib),
-           "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.profile_run",
-           {"max_num_seqs", "max_num_batched_tokens"},
-           Origin::kEstimate});
+    activation = g.estimate(
+        {"activation_peak_gib",
+         activation,
+         "GiB",
+         "V2.7",
+         fmt::format("Estimate: {} × the sampler's fp32 logits ({:.0f} rows × vocab {}) + {} "
+                     "GiB, fitted to the v0.19.0 H100 sweep (±0.5 GiB; MoE workspaces and "
+                     "multimodal encoders add more); give --activation-peak.",
+                     kActivationLogitsFactor, rows, m.vocab_size, kActivationBaseGib),
+         "vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.profile_run",
+         {"max_num_seqs", "max_num_batched_tokens"}},
+        std::max(0.0, activation - kActivationSpreadGib), activation + kActivationSpreadGib);
     if (!cal.kv_memory_gib)
       plan.estimated.push_back("activation_peak");
   }
@@ -375,19 +401,27 @@ void resolve_memory_profile(PlanContext& ctx) {
   } else {
     non_torch =
         a.tp == 1 ? kNonTorchTp1Gib : (a.fuse_allreduce_rms ? kNonTorchFusionGib : kNonTorchTpGib);
-    g.add({"non_torch_gib",
-           non_torch,
-           "GiB",
-           "V2.8",
-           a.tp == 1 ? "Estimate: 0.25 GiB at TP 1 (v0.19.0 H100 sweep); give --non-torch."
-                     : (a.fuse_allreduce_rms
-                            ? "Estimate: 2.1 GiB at TP > 1 with the FlashInfer allreduce-fusion "
-                              "workspace (v0.19.0 H100 sweep); give --non-torch."
-                            : "Estimate: 0.5 GiB at TP > 1 without allreduce fusion (not "
-                              "measured); give --non-torch."),
-           "vllm/utils/mem_utils.py::memory_profiling",
-           {"arg.tensor_parallel_size"},
-           Origin::kEstimate});
+    Node estimate{"non_torch_gib",
+                  non_torch,
+                  "GiB",
+                  "V2.8",
+                  a.tp == 1
+                      ? "Estimate: 0.25 GiB at TP 1 (v0.19.0 H100 sweep); give --non-torch."
+                      : (a.fuse_allreduce_rms
+                             ? "Estimate: 2.1 GiB at TP > 1 with the FlashInfer allreduce-fusion "
+                               "workspace (v0.19.0 H100 sweep); give --non-torch."
+                             : "Estimate: 0.5 GiB at TP > 1 without allreduce fusion (not "
+                               "measured); give --non-torch."),
+                  "vllm/utils/mem_utils.py::memory_profiling",
+                  {"arg.tensor_parallel_size"},
+                  Origin::kEstimate};
+    // Measured only at TP 1 and with the fusion workspace: those estimates state an interval.
+    if (a.tp == 1)
+      non_torch = g.estimate(std::move(estimate), kNonTorchTp1LeastGib, kNonTorchTp1MostGib);
+    else if (a.fuse_allreduce_rms)
+      non_torch = g.estimate(std::move(estimate), kNonTorchFusionLeastGib, kNonTorchFusionMostGib);
+    else
+      g.add(std::move(estimate));
     if (!cal.kv_memory_gib)
       plan.estimated.push_back("non_torch");
   }
@@ -427,10 +461,11 @@ void resolve_memory_profile(PlanContext& ctx) {
       g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kCalibration,
               cal_source("--cuda-graph-memory"), "G: 'Estimated CUDA graph memory: G GiB total'.");
     } else if (applied) {
-      graph_estimate = kCudaGraphGib;
-      g.input("cuda_graph_estimate_gib", graph_estimate, "GiB", Origin::kEstimate,
-              "estimate: the v0.19.0 sweep's graph pools took 0.5–1.9 GiB",
-              "G estimated; give --cuda-graph-memory (the log's 'Estimated CUDA graph memory').");
+      graph_estimate = g.estimate(
+          {"cuda_graph_estimate_gib", kCudaGraphGib, "GiB", "",
+           "G estimated; give --cuda-graph-memory (the log's 'Estimated CUDA graph memory').",
+           "estimate: the v0.19.0 sweep's graph pools took 0.51–1.85 GiB"},
+          kCudaGraphLeastGib, kCudaGraphMostGib);
       if (!cal.kv_memory_gib)
         plan.estimated.push_back("cuda_graph_estimate");
     }

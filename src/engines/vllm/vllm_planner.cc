@@ -120,6 +120,7 @@ Result<Plan> plan_vllm(const Scenario& scenario, const std::vector<ParseNote>& n
   plan.rules_date = scenario.version.main_date;
   plan.release = scenario.version.release;
   plan.version_basis = scenario.version.basis;
+  plan.graph.pin_estimates(scenario.estimate_pins);
   VllmArgs inputs(scenario.command, scenario.environment, plan.graph);
   const VllmRules rules = rules_for_date(scenario.version.main_date);
   PlanContext ctx{scenario, rules, plan, inputs, {}, {}};
