@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 # Four builds share ccache (build/, the two wheels' static builds, fuzz): room for all of them.
 export CCACHE_MAXSIZE ?= 16G
 
-.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean test-real-simulate wheel test-wheel wheel-aarch64 test-wheel-aarch64 schemas
+.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean test-real-simulate wheel test-wheel wheel-aarch64 test-wheel-aarch64 schemas accuracy
 
 all: build
 
@@ -29,7 +29,7 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'golden|real' $(CTEST_ARGS)
 
-# The golden tests on the real-log corpus: ../shared/corpus, or SERVESCOPE_CORPUS=DIR.
+# The golden tests on the published real-log corpus, at SERVESCOPE_CORPUS=DIR (.ci/run sets it).
 test-golden: build
 	@./scripts/install-deps.sh --browser
 	@./scripts/test-golden.sh $(BUILD) $(CTEST_ARGS)
@@ -50,6 +50,11 @@ test-real-simulate: build real-engine
 test-slurm: build
 	@./scripts/install-deps.sh --slurm
 	@tests/slurm/run.sh $(BUILD)/servescope
+
+# The accuracy figures of docs/accuracy.md and README.md, measured now and rendered
+# (scripts/accuracy.sh): the oracles and coverage always, the real logs with the corpus.
+accuracy: build
+	@./scripts/accuracy.sh $(BUILD)
 
 # The unit, golden and end-to-end tests under AddressSanitizer + UBSan.
 sanitize: deps

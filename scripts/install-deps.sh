@@ -10,8 +10,9 @@ build_packages=(
   libyaml-cpp-dev libssl-dev
 )
 # Tools the tests drive as peers (curl against the twin) and the sanitizer/fuzz
-# toolchain; wrk, hyperfine and python3-aiohttp are the benchmark peers.
-test_packages=(curl openssl clang libclang-rt-14-dev clang-format nodejs)
+# toolchain, python3 for tools/accuracy; wrk, hyperfine and python3-aiohttp are the benchmark
+# peers.
+test_packages=(curl openssl clang libclang-rt-14-dev clang-format nodejs python3)
 bench_packages=(wrk hyperfine python3-aiohttp)
 # A real single-node Slurm cluster for `make test-slurm` (tests/slurm/cluster.sh starts it).
 slurm_packages=(slurm-wlm munge)

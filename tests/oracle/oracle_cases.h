@@ -22,6 +22,7 @@
 #include "core/text.h"
 #include "diagnose/scenario_builder.h"
 #include "engines/plan.h"
+#include "tests/accuracy_record.h"
 
 namespace servescope::testing {
 
@@ -87,9 +88,14 @@ struct Tally {
   int known = 0;
 };
 
-// The agreement table the README quotes: per release, per figure.
+// The agreement table, per release, per figure: printed, and recorded for `make accuracy`
+// (docs/accuracy.md renders it).
+// `part` names a second table of the same engine ("pool." for SGLang's pool figures).
 inline void print_agreement(const std::string& engine,
-                            const std::map<std::string, std::map<std::string, Tally>>& by_release) {
+                            const std::map<std::string, std::map<std::string, Tally>>& by_release,
+                            std::string part = "") {
+  if (!part.empty() && part.back() == '.')
+    part.pop_back();
   for (const auto& [release, figs] : by_release) {
     Tally all;
     for (const auto& [name, t] : figs) {
@@ -102,6 +108,25 @@ inline void print_agreement(const std::string& engine,
     std::printf("%s %s: %d / %d figures agree (%.2f%%), %d named gaps\n", engine.c_str(),
                 release.c_str(), all.matched, all.compared,
                 100.0 * all.matched / std::max(1, all.compared), all.known);
+    nlohmann::json rows = nlohmann::json::array(), apart = nlohmann::json::array();
+    for (const auto& [name, t] : figs) {
+      if (name.find("not compared") != std::string::npos)
+        apart.push_back({{"cases", t.compared}, {"why", name}});
+      else
+        rows.push_back(
+            {{"figure", name}, {"agree", t.matched}, {"total", t.compared}, {"gaps", t.known}});
+    }
+    // SGLang's two tables share the engine's name: the pool's is told apart.
+    record_accuracy(engine + (part == "pool" ? "-pool-" : "-") + release,
+                    {{"kind", "oracle"},
+                     {"oracle", engine},
+                     {"part", part},
+                     {"release", release},
+                     {"agree", all.matched},
+                     {"total", all.compared},
+                     {"gaps", all.known},
+                     {"figures", rows},
+                     {"not_compared", apart}});
     for (const auto& [name, t] : figs) {
       if (name.find("not compared") != std::string::npos) {
         std::printf("  %d cases: %s\n", t.compared, name.c_str());
@@ -324,7 +349,7 @@ struct Comparison {
   /// case used any more and on every unexplained disagreement. $dump_env=FILE writes them all,
   /// one a line (for working on them).
   void finish(const std::string& engine, const std::string& gap_prefix, const char* dump_env) {
-    print_agreement(engine, by_release);
+    print_agreement(engine, by_release, gap_prefix);
     for (const std::string& stale : gaps.unused(gap_prefix))
       ADD_FAILURE() << "known gap that no case shows any more (delete it): " << stale;
     if (const char* dump = std::getenv(dump_env)) {

@@ -128,6 +128,10 @@ class PoolComparison {
     }
     std::printf("  %zu architectures agree on every figure: %s\n", exact.size(),
                 fmt::format("{}", fmt::join(exact, " ")).c_str());
+    record_accuracy("sglang-layouts-architectures", {{"kind", "architectures"},
+                                                     {"oracle", "sglang layouts"},
+                                                     {"exact", exact},
+                                                     {"compared", agrees_.size()}});
     for (const std::string& u : unexplained_)
       ADD_FAILURE() << u;
     for (const NamedGap& g : gaps_) {

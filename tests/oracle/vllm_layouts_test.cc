@@ -229,8 +229,22 @@ class LayoutComparison {
         "configs of them); %d / %d figures agree (%.2f%%), %d named gaps\n",
         release.c_str(), built, modelled, variants, all.matched, all.compared,
         100.0 * all.matched / std::max(1, all.compared), all.known);
-    for (const auto& [name, t] : by_figure_)
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& [name, t] : by_figure_) {
       std::printf("  %-28s %5d / %5d\n", name.c_str(), t.matched, t.compared);
+      rows.push_back(
+          {{"figure", name}, {"agree", t.matched}, {"total", t.compared}, {"gaps", t.known}});
+    }
+    record_accuracy("vllm-layouts-" + release, {{"kind", "oracle"},
+                                                {"oracle", "vllm layouts"},
+                                                {"release", release},
+                                                {"agree", all.matched},
+                                                {"total", all.compared},
+                                                {"gaps", all.known},
+                                                {"architectures_built", built},
+                                                {"architectures_modelled", modelled},
+                                                {"variants", variants},
+                                                {"figures", rows}});
   }
 
   void report_failures() const {
