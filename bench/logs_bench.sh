@@ -2,7 +2,7 @@
 # `servescope logs` throughput against `grep -c` on the same file, same run, one core.
 #
 # Builds a realistic SGLang log of about SIZE_MB (default 768): the startup lines of a real
-# corpus log ($SERVESCOPE_CORPUS/raw, by default ../shared/corpus/raw), then periodic Decode/Prefill batch lines in the 2026 form
+# corpus log ($SERVESCOPE_CORPUS/raw), then periodic Decode/Prefill batch lines in the 2026 form
 # (decode lines dominate, as in a serving log) with HTTP access lines mixed in. Then times, on
 # CPU 0, the best of RUNS (default 3) of:
 #   servescope logs --json FILE >/dev/null                (every fact serialised)
@@ -17,7 +17,8 @@ runs="${RUNS:-3}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$build/servescope"
 [ -x "$bin" ] || { echo "logs_bench: $bin not built" >&2; exit 2; }
-corpus="${SERVESCOPE_CORPUS:-$root/../shared/corpus}/raw/sglang-didier-durand_llms-in-clouds-docs_sglang.log"
+[ -n "${SERVESCOPE_CORPUS:-}" ] || { echo "logs_bench: set SERVESCOPE_CORPUS=DIR (the published corpus)" >&2; exit 2; }
+corpus="$SERVESCOPE_CORPUS/raw/sglang-didier-durand_llms-in-clouds-docs_sglang.log"
 work="$(mktemp -d "${TMPDIR:-/tmp}/servescope-logs-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 log="$work/sglang.log"

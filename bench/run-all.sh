@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark on one core and prints the figures the README quotes.
+# Runs every benchmark on one core and prints the figures docs/performance.md quotes.
 set -euo pipefail
 build="${1:-build}"
 echo "== plan (Google Benchmark, pinned to CPU 0)"

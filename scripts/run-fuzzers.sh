@@ -14,11 +14,14 @@ cp "$root"/data/models/*.json "$work/model_config/"
 mkdir -p "$work/bench_results"
 cp "$root"/tests/report/bench.json "$root"/tests/report/fit.json "$work/bench_results/"
 printf 'ttft:500ms,tpot:50ms,e2e:30s,ttft_p99:500ms' >"$work/bench_results/slo"
-cp "$root"/../shared/corpus/raw/*.log "$work/log_parser/" 2>/dev/null || true
+# Real logs: the repository's own (a real CPU vLLM, published DGX Spark excerpts) and, with
+# SERVESCOPE_CORPUS, the published corpus.
+cp "$root"/tests/real/logs/*.log "$root"/tests/gb10/logs/*.log "$work/log_parser/"
+cp "${SERVESCOPE_CORPUS:-/nonexistent}"/raw/*.log "$work/log_parser/" 2>/dev/null || true
 # One log as people quote it (a Markdown blockquote and a table), for unquote_log_line.
-for f in "$root"/../shared/corpus/raw/sglang-docs_sglang_ai-quickstart-send_request.log; do
-  [ -f "$f" ] && sed 's/^/> /' "$f" >"$work/log_parser/quoted-blockquote" && sed 's/^/| /; s/$/ |/' "$f" >"$work/log_parser/quoted-table"
-done
+f="$root/tests/gb10/logs/sglang-1.log"
+sed 's/^/> /' "$f" >"$work/log_parser/quoted-blockquote"
+sed 's/^/| /; s/$/ |/' "$f" >"$work/log_parser/quoted-table"
 # vLLM 0.34's extensible KV cache lines (src/diagnose/check_extensible_kv_test.cc has the source
 # lines): 'Memory after warmup', 'Extended KV cache to', the fallback and the 0.34 summary.
 cat >"$work/log_parser/vllm-0.34-extensible" <<'LOG'

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the vLLM KV oracle (vllm_oracle_worker.py) against real vLLM startup logs.
 
-usage: vllm_oracle_corpus.py [CORPUS_DIR]   (default $SERVESCOPE_CORPUS, else ../shared/corpus beside the checkout)
+usage: vllm_oracle_corpus.py [CORPUS_DIR]   (default $SERVESCOPE_CORPUS)
 
 For every logged vLLM run of CORPUS/vllm-llm-d-sweep-*.jsonl and CORPUS/cases.jsonl whose release the
 oracle can run (a wheel on PyPI), whose model is in data/models/, with pp 1, H100, no --dtype/--quantization
@@ -50,8 +50,9 @@ def runs(corpus: str):
 
 
 def main() -> None:
-    corpus = (sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SERVESCOPE_CORPUS")
-              or os.path.join(os.path.dirname(ROOT), "shared", "corpus"))
+    corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SERVESCOPE_CORPUS")
+    if not corpus:
+        sys.exit("vllm_oracle_corpus.py: give the corpus folder or set SERVESCOPE_CORPUS=DIR")
     g = next(x for x in vllm_oracle.load_gpus() if x["key"] == "h100-sxm")
     by_rel: dict[str, list] = {}
     for rel, d, avail, tokens, conc, mml in runs(corpus):
