@@ -71,7 +71,7 @@ void corner_intervals(const Engine& engine, const Scenario& scenario,
         ++failed[c->field];
         continue;
       }
-      auto [it, fresh] = bounds.try_emplace(c->field, *v, *v);
+      const auto it = bounds.try_emplace(c->field, *v, *v).first;
       it->second.first = std::min(it->second.first, *v);
       it->second.second = std::max(it->second.second, *v);
     }
