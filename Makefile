@@ -92,10 +92,12 @@ wheel-aarch64:
 test-wheel-aarch64: build wheel-aarch64
 	@./scripts/test-wheel-aarch64.sh $(BUILD)/servescope
 
-# The JSON schemas of every --json output (schema/), made again from schema/invocations.json.
+# The JSON schemas of every --json output (schema/), made again from schema/invocations.json, and
+# the Python types made from them (python/servescope/types/).
 schemas: build
 	@./scripts/make-wheel.sh --venv-only
 	tools/wheel/.venv/bin/python tools/wheel/make_schemas.py $(BUILD)/servescope
+	tools/wheel/.venv/bin/python tools/wheel/make_types.py
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

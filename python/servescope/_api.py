@@ -13,11 +13,24 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Generic, Iterable, Mapping, Sequence, TypeVar, Union
 
 from ._binary import find_binary
 
+if TYPE_CHECKING:  # servescope.types needs Python 3.11 at run time; type checkers read it always
+    from .types import (
+        CheckOutput,
+        DiffOutput,
+        ExplainOutput,
+        FitOutput,
+        LintOutput,
+        LogsOutput,
+        PlanOutput,
+        WhyOutput,
+    )
+
 Launch = Union[str, Sequence[str], None]
+T = TypeVar("T")
 
 
 class ServescopeError(Exception):
@@ -41,11 +54,14 @@ _HEADLINE = (
 )
 
 
-class Result:
-    """One command's --json output: ``.data`` (the parsed JSON), item and attribute access to
-    its fields, ``exit_status``, and ``to_html()`` (the same self-contained report as --html)."""
+class Result(Generic[T]):
+    """One command's --json output: ``.data`` (the parsed JSON, typed for a type checker as the
+    command's schema says: ``Result[PlanOutput]``, servescope.types), item and attribute access
+    to its fields, ``exit_status``, and ``to_html()`` (the same self-contained report as --html)."""
 
-    def __init__(self, command: str, argv: Sequence[str], data: Any, exit_status: int):
+    data: T
+
+    def __init__(self, command: str, argv: Sequence[str], data: T, exit_status: int):
         self.command = command
         self.argv = list(argv)
         self.data = data
@@ -143,7 +159,7 @@ def _run_binary(argv: Sequence[str]) -> subprocess.CompletedProcess:
     return proc
 
 
-def run(command: str, *arguments: str, launch: Launch = None, **options: Any) -> Result:
+def run(command: str, *arguments: str, launch: Launch = None, **options: Any) -> Result[Any]:
     """Runs ``servescope COMMAND ARGUMENTS... --json OPTIONS... [-- LAUNCH]``."""
     argv = [command, *map(str, arguments), *_options(options), "--json", *_launch(launch)]
     proc = _run_binary(argv)
@@ -156,45 +172,50 @@ def run(command: str, *arguments: str, launch: Launch = None, **options: Any) ->
     return Result(command, argv, data, proc.returncode)
 
 
-def plan(launch: Launch, **options: Any) -> Result:
+def plan(launch: Launch, **options: Any) -> Result[PlanOutput]:
     """Every capacity figure the engine derives at startup, with the rule behind each."""
     return run("plan", launch=launch, **options)
 
 
-def explain(outputs: Union[str, Sequence[str]], launch: Launch, **options: Any) -> Result:
+def explain(
+    outputs: Union[str, Sequence[str]], launch: Launch, **options: Any
+) -> Result[ExplainOutput]:
     """The derivation tree of one or more outputs (``"max_running_requests"``) down to inputs."""
     names = [outputs] if isinstance(outputs, str) else list(outputs)
     return run("explain", *names, launch=launch, **options)
 
 
-def lint(launch: Launch, **options: Any) -> Result:
+def lint(launch: Launch, **options: Any) -> Result[LintOutput]:
     """Flags the GPU or release lacks, no-ops, overrides and contradictions in a command."""
     return run("lint", launch=launch, **options)
 
 
-def diff(a: Union[str, Sequence[str]], b: Union[str, Sequence[str]], **options: Any) -> Result:
+def diff(
+    a: Union[str, Sequence[str]], b: Union[str, Sequence[str]], **options: Any
+) -> Result[DiffOutput]:
     """Every output that differs between two launch commands, attributed to the changes that
     cause it."""
     as_text = lambda c: c if isinstance(c, str) else shlex.join(c)  # noqa: E731
     return run("diff", a=as_text(a), b=as_text(b), **options)
 
 
-def why(observation: str, launch: Launch, **options: Any) -> Result:
+def why(observation: str, launch: Launch, **options: Any) -> Result[WhyOutput]:
     """Which plausible changes reproduce an observed value (``"max_running_requests=26"``)."""
     return run("why", observation, launch=launch, **options)
 
 
-def check(*logs: str, launch: Launch = None, **options: Any) -> Result:
-    """Every capacity figure a server log states, held against the prediction."""
+def check(*logs: str, launch: Launch = None, **options: Any) -> Result[CheckOutput]:
+    """Every capacity figure a server log states, held against the prediction. Typed for one log;
+    several logs or a folder give the totals table (``logs``, ``total``, ``would_check``)."""
     return run("check", *logs, launch=launch, **options)
 
 
-def logs(log: str, **options: Any) -> Result:
+def logs(log: str, **options: Any) -> Result[LogsOutput]:
     """A server log's startup capacity facts, inferred engine release and batch timeline."""
     return run("logs", log, **options)
 
 
-def fit(launch: Launch = None, **options: Any) -> Result:
+def fit(launch: Launch = None, **options: Any) -> Result[FitOutput]:
     """From a target (``concurrency=``, ``context=``, ``ttft_p99=``...) to the configurations
     that meet it, each with its launch command."""
     return run("fit", launch=launch, **options)
