@@ -128,27 +128,39 @@ class ConfigReader {
 };
 
 std::optional<int> ConfigReader::get_int(const json& obj, std::string_view key, bool required) {
-  auto it = obj.find(key);
+  auto set = [](const json& o, std::string_view k) -> const json* {
+    auto it = o.find(k);
+    return it == o.end() || it->is_null() ? nullptr : &*it;
+  };
+  const json* value = set(obj, key);
   // The model_type's own spelling of a standard key (GPT-2's n_embd: data/config-key-aliases.tsv).
-  if (it == obj.end() || it->is_null()) {
+  if (value == nullptr) {
     if (const std::string_view alias = config_key_alias(shape_.model_type, key); !alias.empty()) {
-      if (auto a = obj.find(alias); a != obj.end() && !a->is_null()) {
-        it = a;
+      if ((value = set(obj, alias)) != nullptr)
         key = alias;
-      }
     }
   }
-  if (it == obj.end() || it->is_null()) {
+  // DBRX keeps its attention and FFN keys in sub-configs (vLLM models/dbrx.py reads
+  // config.attn_config.kv_n_heads, config.ffn_config.moe_num_experts): read as its own.
+  std::string nested;
+  for (const char* sub : {"attn_config", "ffn_config"}) {
+    const json* part = value == nullptr ? set(obj, sub) : nullptr;
+    if (part != nullptr && part->is_object() && (value = set(*part, key)) != nullptr) {
+      nested = std::string(sub) + "." + std::string(key);
+      key = nested;
+    }
+  }
+  if (value == nullptr) {
     if (required && missing_.empty())
       missing_ = field(key);
     return std::nullopt;
   }
-  if (!it->is_number_integer()) {
+  if (!value->is_number_integer()) {
     if (missing_.empty())
       missing_ = field(key) + " (not an integer)";
     return std::nullopt;
   }
-  return it->get<int>();
+  return value->get<int>();
 }
 
 Result<ModelShape> ConfigReader::read() {
@@ -260,9 +272,10 @@ Status ConfigReader::read_attention(const json& text) {
   }
   // SGLang ModelConfig.get_total_num_kv_heads: the first of these that is set.
   shape_.num_kv_heads = shape_.num_attention_heads;
-  // Step's models say num_attention_groups (vLLM models/step1.py, step3_text.py).
+  // Step's models say num_attention_groups (vLLM models/step1.py, step3_text.py), DBRX
+  // attn_config.kv_n_heads.
   for (std::string_view key :
-       {"n_head_kv", "num_kv_heads", "num_key_value_heads", "num_attention_groups"}) {
+       {"n_head_kv", "num_kv_heads", "num_key_value_heads", "num_attention_groups", "kv_n_heads"}) {
     if (auto v = get_int(text, key, false)) {
       shape_.num_kv_heads = *v;
       break;

@@ -104,7 +104,18 @@ def transformers_defaults(listed: set[str], built: set[str]) -> list[dict]:
 SGLANG_LAYER_NAMES = {"nemotron_h": {"linear_attention": "mamba", "full_attention": "attention"}}
 
 
+# transformers 5.19 writes DBRX's ffn_config with a hidden_size, which the DbrxFFNConfig of the
+# transformers SGLang 0.5.23 pins rejects ("Found unknown kwargs"); published DBRX configs
+# (databricks/dbrx-instruct) carry none, and vLLM builds the same model without it.
+def without_written_only_keys(config: dict) -> dict:
+    ffn = config.get("ffn_config")
+    if config.get("model_type") != "dbrx" or not isinstance(ffn, dict) or "hidden_size" not in ffn:
+        return config
+    return dict(config, ffn_config={k: v for k, v in ffn.items() if k != "hidden_size"})
+
+
 def in_sglang_names(config: dict) -> dict:
+    config = without_written_only_keys(config)
     names = SGLANG_LAYER_NAMES.get(config.get("model_type", ""))
     if not names or not isinstance(config.get("layers_block_type"), list):
         return config
