@@ -249,6 +249,7 @@ void ConfigReader::read_trait_shapes(const json& text) {
   if (row_->has("multi-query") && text.value("multi_query", false) &&
       !text.value("new_decoder_architecture", false))
     shape_.num_kv_heads = 1;
+  shape_.traits = row_->traits;
   if (row_->has("shared-q"))
     shape_.shared_q_dim = get_int(text, "share_q_dim", true).value_or(0);
 }

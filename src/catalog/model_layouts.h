@@ -25,7 +25,8 @@ struct LayoutRow {
   // missing intermediate size is 4 × hidden), multi-query (multi_query: true means one KV head),
   // gated-attention (an output gate of heads × head_dim beside q, whatever the config says),
   // shared-q (Step-3: one replicated projection to share_q_dim beside K and V, then wq to every
-  // head).
+  // head), vllm-caches-heads (latent attention vLLM builds as plain attention of every head,
+  // qk_nope + qk_rope wide, and caches as such: MiniCPM3; SGLang caches the latent).
   std::vector<std::string> traits;
   bool has(std::string_view trait) const;
 };

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog/quantization.h"
@@ -117,6 +118,9 @@ struct ModelShape {
   std::string model_type;    // top-level model_type
   std::string text_prefix;   // "text_config." when the text model is nested
   bool multimodal = false;
+  // The data/model-layouts.tsv row's traits that engines read themselves (the reader turns the
+  // others into fields): "vllm-caches-heads".
+  std::vector<std::string> traits;
 
   int num_layers = 0;
   int hidden_size = 0;
@@ -192,6 +196,9 @@ struct ModelShape {
            });
   }
   bool uses_mla() const { return mla.has_value(); }
+  bool has_trait(std::string_view trait) const {
+    return std::find(traits.begin(), traits.end(), trait) != traits.end();
+  }
   // DeepSeek Sparse Attention: MLA whose layers carry an indexer (V3.2, GLM-5).
   bool uses_sparse_mla() const { return mla.has_value() && mla->index_head_dim > 0; }
   bool has_sliding_window() const { return count_layers(LayerKind::kSlidingAttention) > 0; }

@@ -209,7 +209,7 @@ std::string choose_backend(PlanContext& ctx, std::string* why) {
   const int major = gpu.cc_major;
   if (m.uses_sparse_mla())
     return choose_sparse_mla_backend(ctx, why);
-  if (m.uses_mla()) {
+  if (caches_latent(m)) {
     if (major == 10) {
       *why = "MLA on SM 10.x: FLASHINFER_MLA is first in the priority list.";
       return "FLASHINFER_MLA";
@@ -293,7 +293,7 @@ void resolve_attention(PlanContext& ctx) {
           "data/gpus.csv " + gpu.key, "The GPU's compute capability.");
   std::string why;
   const bool cpu = gpu.is_cpu;
-  const CpuAttention on_cpu = cpu_attention(a, ctx.scenario.model.uses_mla());
+  const CpuAttention on_cpu = cpu_attention(a, caches_latent(ctx.scenario.model));
   if (cpu) {
     a.attention_backend = on_cpu.backend;
     why = on_cpu.backend == "CPU_MLA"
@@ -335,7 +335,7 @@ void resolve_attention(PlanContext& ctx) {
   a.user_block_size = ctx.in.optional_integer("block_size", "tokens");
   a.block_size = a.user_block_size.value_or(b.block_size);
   if (cpu) {
-    a.block_size = cpu_attention(a, ctx.scenario.model.uses_mla()).block_size;
+    a.block_size = cpu_attention(a, caches_latent(ctx.scenario.model)).block_size;
     g.add({"block_size",
            a.block_size,
            "tokens",

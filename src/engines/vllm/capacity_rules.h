@@ -6,6 +6,14 @@
 
 namespace servescope::vllm {
 
+/// V3.3: whether vLLM caches a latent-attention model's latent (DeepSeek-style MLA), or builds
+/// its attention as plain attention of every head and caches those (trait vllm-caches-heads:
+/// models/minicpm3.py MiniCPM3Attention is Attention(num_local_heads, qk_nope + qk_rope,
+/// num_kv_heads=num_local_heads)).
+inline bool caches_latent(const ModelShape& m) {
+  return m.uses_mla() && !m.has_trait("vllm-caches-heads");
+}
+
 /// V2.5: the device total T the worker's memory snapshot sees (calibration, the device-total
 /// table, or NVML total − 0.6 GiB as an estimate); records node device_total_memory_gib once.
 double device_total_gib(PlanContext& ctx);

@@ -235,7 +235,7 @@ std::vector<LayerSpec> drafter_specs(PlanContext& ctx, int first_layer) {
     return out;
   const ModelShape& d = *ctx.scenario.draft_model;
   AttentionShape shape;
-  const bool mla = d.uses_mla();
+  const bool mla = caches_latent(d);
   if (mla) {
     shape.heads = 1;
     shape.head_size = shape.head_size_v = d.mla->kv_lora_rank + d.mla->qk_rope_head_dim;
@@ -290,7 +290,8 @@ void resolve_kv_specs(PlanContext& ctx) {
   ResolvedArgs& a = ctx.args;
   Derivation& g = ctx.graph();
   const ModelShape& m = ctx.scenario.model;
-  const bool mla = m.uses_mla();
+  const bool mla = caches_latent(m);
+  const bool every_head = m.uses_mla() && !mla;
 
   // V3.4 per-rank KV heads: ModelConfig.get_num_kv_heads; MLA keeps one latent per rank.
   AttentionShape shape;
@@ -298,6 +299,9 @@ void resolve_kv_specs(PlanContext& ctx) {
     shape.heads = 1;
     shape.head_size = m.mla->kv_lora_rank + m.mla->qk_rope_head_dim;
     shape.head_size_v = shape.head_size;
+  } else if (every_head) {
+    shape.heads = std::max<std::int64_t>(1, m.num_attention_heads / a.tp);
+    shape.head_size = shape.head_size_v = m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim;
   } else {
     shape.heads = std::max<std::int64_t>(1, m.num_kv_heads / a.tp);
     shape.head_size = m.head_dim;
@@ -322,6 +326,11 @@ void resolve_kv_specs(PlanContext& ctx) {
          "V3.3",
          mla ? fmt::format("kv_lora_rank {} + qk_rope_head_dim {}.", m.mla->kv_lora_rank,
                            m.mla->qk_rope_head_dim)
+         : every_head
+             ? fmt::format("qk_nope_head_dim {} + qk_rope_head_dim {}: this model's latent "
+                           "attention is built as plain attention of every head "
+                           "(models/minicpm3.py), each head cached.",
+                           m.mla->qk_nope_head_dim, m.mla->qk_rope_head_dim)
              : "config.json head_dim (or hidden_size / heads).",
          "vllm/config/model.py::ModelConfig.get_head_size",
          {}});
@@ -456,6 +465,8 @@ void resolve_kv_specs(PlanContext& ctx) {
       m.uses_sparse_mla() ? a.block_size * (m.mla->index_head_dim + m.mla->index_head_dim / 128 * 4)
                           : 0;
   std::vector<LayerKind> kinds = m.layer_kinds;
+  if (every_head)
+    std::replace(kinds.begin(), kinds.end(), LayerKind::kMla, LayerKind::kFullAttention);
   const LayerKind draft_kind = mla ? LayerKind::kMla : LayerKind::kFullAttention;
   for (int i = 0; i < a.draft_layers; ++i)
     kinds.push_back(draft_kind);
