@@ -118,6 +118,8 @@ std::optional<LayerKind> kind_of(std::string_view name) {
     return LayerKind::kLinearAttention;
   if (name == "*" || name == "attention" || name == "full_attention")
     return LayerKind::kFullAttention;
+  if (name == "sliding_attention")  // LFM3: windowed attention beside full and convolutions
+    return LayerKind::kSlidingAttention;
   if (name == "-" || name == "E" || name == "mlp" || name == "moe")
     return LayerKind::kNone;
   return std::nullopt;
