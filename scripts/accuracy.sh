@@ -27,4 +27,4 @@ fi
 commit="$(git -C "$root" rev-parse --short HEAD)"
 git -C "$root" diff --quiet HEAD -- src data tests || commit="$commit with local changes"
 python3 "$root/tools/accuracy/render.py" "$out" "$commit" "$(date -u +%Y-%m-%d)" \
-  "$root/docs/accuracy.md" "$root/README.md"
+  "$root/docs/accuracy.md" "$root/docs/architectures.md" "$root/README.md"

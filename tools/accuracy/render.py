@@ -145,6 +145,27 @@ def block_coverage(recs: dict) -> str:
     return "\n".join(lines) + "\n" if lines else None
 
 
+def block_coverage_table(recs: dict) -> str:
+    rows = []
+    for engine, label in (("vllm", "vLLM"), ("sglang", "SGLang")):
+        cov = recs.get(f"coverage-{engine}")
+        if cov is None:
+            continue
+        c = coverage_counts(cov)
+        text, mm = c.get("text", {}), c.get("multimodal", {})
+        cell = lambda k: f"{k.get('modelled', 0)} of {sum(k.values())} ({pct(k.get('modelled', 0), sum(k.values()))})"  # noqa: E731
+        rows.append(
+            f"| {label} {cov.get('release', '')} | {cell(text)} | {cell(mm)} | "
+            f"{text.get('gaps', 0) + mm.get('gaps', 0)} |"
+        )
+    if not rows:
+        return None
+    return (
+        "| engine | text planned exactly | multimodal planned exactly | with named gaps |\n"
+        "|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
 def block_real_logs(recs: dict) -> str:
     check = recs.get("corpus-check")
     if check is None:
@@ -233,6 +254,7 @@ BLOCKS = {
     "vllm-figures": block_vllm_figures,
     "layouts": block_layouts,
     "coverage": block_coverage,
+    "coverage-table": block_coverage_table,
     "real-logs": block_real_logs,
     "uncalibrated": block_uncalibrated,
     "headline-real-logs": block_headline_real_logs,
