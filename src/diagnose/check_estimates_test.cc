@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "evidence/log_reader.h"
 #include "report/check_report.h"
 #include "report/check_table.h"
+#include "tests/check_fixture.h"
 
 namespace servescope {
 namespace {
@@ -18,27 +18,26 @@ std::string capacity_line(long tokens) {
          ", max_prefill_tokens=16384, max_running_requests=2049, context_len=131072\n";
 }
 
+using testing::check_text;
+using testing::comparison_of;
+
 CheckResult checked(const std::string& log, std::vector<std::string> extra_flags = {}) {
-  auto facts = read_log_text(log, "thin.log");
-  EXPECT_TRUE(facts) << facts.message();
   CheckOptions o;
   o.gpu = "h100-sxm";
   o.command = {"python", "-m", "sglang.launch_server", "--model-path",
                "meta-llama/Meta-Llama-3.1-8B-Instruct"};
   o.command.insert(o.command.end(), extra_flags.begin(), extra_flags.end());
-  auto r = check_log(*facts, o);
-  EXPECT_TRUE(r) << r.message();
-  return std::move(*r);
+  return check_text(log, o);
 }
 
 const Comparison& field(const CheckResult& r, const std::string& name) {
-  for (const Comparison& c : r.comparisons) {
-    if (c.field == name)
-      return c;
+  const Comparison* c = comparison_of(r, name);
+  if (c == nullptr) {
+    ADD_FAILURE() << "no comparison of " << name;
+    static const Comparison none;
+    return none;
   }
-  ADD_FAILURE() << "no comparison of " << name;
-  static const Comparison none;
-  return none;
+  return *c;
 }
 
 TEST(CheckEstimates, APinnedEstimateIsTheValueThePlanGoesOnWith) {

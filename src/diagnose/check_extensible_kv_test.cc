@@ -6,8 +6,7 @@
 // one H100 start (F0 78.68, weights 14.99, non-torch 0.25, graphs 0.71 GiB; block 64).
 #include <gtest/gtest.h>
 
-#include "diagnose/check.h"
-#include "evidence/log_reader.h"
+#include "tests/check_fixture.h"
 
 namespace servescope {
 namespace {
@@ -37,21 +36,13 @@ constexpr char kLog034[] =
     "tokens, Maximum concurrency for 131,072 tokens per request: 3.71x\n";
 
 CheckResult checked(const std::string& text) {
-  auto facts = read_log_text(text, "v034.log");
-  EXPECT_TRUE(facts) << facts.message();
   CheckOptions o;
   o.gpu = "h100-sxm";
-  auto r = check_log(*facts, o);
-  EXPECT_TRUE(r) << r.message();
-  return r ? std::move(*r) : CheckResult{};
+  return testing::check_text(text, o);
 }
 
 const Comparison* find(const CheckResult& r, const std::string& field) {
-  for (const Comparison& c : r.comparisons) {
-    if (c.field == field)
-      return &c;
-  }
-  return nullptr;
+  return testing::comparison_of(r, field);
 }
 
 TEST(CheckExtensibleKv, TheMeasuredBlocksAndTheSizeAfterWarmupMatch) {

@@ -3,10 +3,9 @@
 // could check (text, JSON, and over many logs).
 #include <gtest/gtest.h>
 
-#include "diagnose/check.h"
-#include "evidence/log_reader.h"
 #include "report/check_report.h"
 #include "report/check_table.h"
+#include "tests/check_fixture.h"
 
 namespace servescope {
 namespace {
@@ -17,23 +16,15 @@ constexpr char kThinLog[] =
     "max_running_requests=2049, context_len=131072\n";
 
 CheckResult checked(const std::string& gpu) {
-  auto facts = read_log_text(kThinLog, "thin.log");
-  EXPECT_TRUE(facts) << facts.message();
   CheckOptions o;
   o.gpu = gpu;
   o.command = {"python", "-m", "sglang.launch_server", "--model-path",
                "meta-llama/Meta-Llama-3.1-8B-Instruct"};
-  auto r = check_log(*facts, o);
-  EXPECT_TRUE(r) << r.message();
-  return std::move(*r);
+  return testing::check_text(kThinLog, o);
 }
 
 const Comparison* find(const CheckResult& r, const std::string& field) {
-  for (const Comparison& c : r.comparisons) {
-    if (c.field == field)
-      return &c;
-  }
-  return nullptr;
+  return testing::comparison_of(r, field);
 }
 
 TEST(CheckNeeds, AFigureOnAnUnnamedGpuNeedsTheGpu) {

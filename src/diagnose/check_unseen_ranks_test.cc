@@ -6,8 +6,7 @@
 // 65,536 B) smaller than rank 0's readings give, as published 2026 logs show it.
 #include <gtest/gtest.h>
 
-#include "diagnose/check.h"
-#include "evidence/log_reader.h"
+#include "tests/check_fixture.h"
 
 namespace servescope {
 namespace {
@@ -38,23 +37,19 @@ constexpr char kCapacity[] =
     "available_gpu_mem=5.00 GB\n";
 
 CheckResult checked(const std::string& log) {
-  auto facts = read_log_text(log, "ranks.log");
-  EXPECT_TRUE(facts) << facts.message();
   CheckOptions o;
   o.gpu = "h100-sxm";
-  auto r = check_log(*facts, o);
-  EXPECT_TRUE(r) << r.message();
-  return std::move(*r);
+  return testing::check_text(log, o);
 }
 
 const Comparison& field(const CheckResult& r, const std::string& name) {
-  for (const Comparison& c : r.comparisons) {
-    if (c.field == name)
-      return c;
+  const Comparison* c = testing::comparison_of(r, name);
+  if (c == nullptr) {
+    ADD_FAILURE() << "no comparison of " << name;
+    static const Comparison none;
+    return none;
   }
-  ADD_FAILURE() << "no comparison of " << name;
-  static const Comparison none;
-  return none;
+  return *c;
 }
 
 TEST(CheckUnseenRanks, OneRankOfTwoShownWidensByTheDistributedInitsUsage) {
