@@ -20,3 +20,5 @@ echo "== bench as a client: vs wrk (non-streaming) and a Python asyncio+aiohttp 
 "$(dirname "$0")/bench-client.sh" "$build"
 echo "== reports: HTML report load in headless Chromium, a 1,000-point sweep and a 1 GB log's timeline beside an empty page"
 "$(dirname "$0")/report_load.sh" "$build"
+echo "== soak: bench --duration 10m --rate 200 against the twin, client memory and CPU per request over the run"
+"$(dirname "$0")/soak.sh" "$build"
