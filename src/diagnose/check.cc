@@ -34,7 +34,7 @@ Result<Plans> plan_with_rounding(const Engine& engine, Scenario s, const LogScen
   out.nominal = std::move(*nominal);
   struct Spread {
     std::optional<double>* field;
-    double base, low, high;
+    double low, high;
   };
   std::vector<Spread> fields;
   for (const std::string& name : calibration_field_names()) {
@@ -46,7 +46,7 @@ Result<Plans> plan_with_rounding(const Engine& engine, Scenario s, const LogScen
     const double up = d != log.rounding_gib.end() ? d->second : 0.0;
     const double down = up + (below != log.below_gib.end() ? below->second : 0.0);
     if (down > 0)
-      fields.push_back({f, **f, **f - down, **f + up});
+      fields.push_back({f, **f - down, **f + up});
   }
   const std::size_t corners = std::size_t{1} << fields.size();
   for (std::size_t mask = 0; mask < corners && !fields.empty(); ++mask) {

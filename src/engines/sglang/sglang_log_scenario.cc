@@ -119,7 +119,7 @@ void widen_for_unseen_ranks(const std::vector<Fact>& facts, const Fact* args,
                             std::uint64_t first_pool_line, LogScenario& out) {
   Calibration& cal = out.calibration;
   if (args == nullptr || !cal.free_before_load_gib || !cal.free_after_load_gib ||
-      args->integer("nnodes").value_or(1) > 1)  // a node's log: bounded below, per figure
+      args->integer("nnodes").value_or(1) > 1)  // one node of several: its pools are bounds
     return;
   const std::int64_t ranks =
       args->integer("tp_size").value_or(1) * args->integer("pp_size").value_or(1);
