@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/model_shape.h"
@@ -13,8 +14,12 @@ namespace servescope {
 // (tests/oracle/layouts/) hold every modelled architecture's weights within 1% of the engines'
 // own parameter counts. check plans a figure resting on the estimate at both ends.
 constexpr double kWeightEstimateSpread = 0.01;
-constexpr char kWeightEstimateSpreadBasis[] =
-    "the layouts oracles hold modelled architectures' weights within 1% of the engines' own";
+constexpr char kWeightEstimateSpreadNote[] =
+    "±1%: the layouts oracles hold modelled architectures' weights within 1% of the engines' own";
+/// The interval a weight estimate of `v` states (any unit): v ± kWeightEstimateSpread.
+inline std::pair<double, double> weight_estimate_range(double v) {
+  return {v * (1 - kWeightEstimateSpread), v * (1 + kWeightEstimateSpread)};
+}
 
 struct WeightPart {
   std::string name;   // "attention", "experts", "embeddings", ...

@@ -185,12 +185,15 @@ def block_real_logs(recs: dict) -> str:
     return text + "\n"
 
 
-def block_uncalibrated(recs: dict) -> str:
+UNCALIBRATED_LEAD = "vLLM uncalibrated (command, model and GPU only) against the v0.19.0 H100 sweep"
+
+
+def block_uncalibrated(recs: dict, lead: str = UNCALIBRATED_LEAD) -> str:
     u = recs.get("vllm-uncalibrated-v0.19.0-sweep")
     if u is None:
         return None
     return (
-        f"vLLM uncalibrated (command, model and GPU only) against the v0.19.0 H100 sweep, "
+        f"{lead}, "
         f"{u['runs']} runs: KV token count median error **{100 * u['kv_tokens_error_median']:.1f}%**, "
         f"worst **{100 * u['kv_tokens_error_worst']:.1f}%**; available KV memory median "
         f"{u['kv_gib_median']:.2f} GiB off, worst {u['kv_gib_worst']:.2f} GiB; terms (medians of "
@@ -244,8 +247,7 @@ def block_headline_real_logs(recs: dict) -> str:
 
 
 def block_headline_uncalibrated(recs: dict) -> str:
-    text = block_uncalibrated(recs)
-    return None if text is None else "- **" + text.replace(":", ":**", 1)
+    return block_uncalibrated(recs, f"- **{UNCALIBRATED_LEAD}**")
 
 
 BLOCKS = {

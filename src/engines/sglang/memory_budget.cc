@@ -16,6 +16,7 @@ namespace {
 // at tp 1 and 0.86 GiB on L4s at tp 4 (corpus), so 0.85 GiB is the estimate; an RTX 3090 under
 // WSL 2, whose desktop shares the GPU, shows 1.24 GiB: the estimate's interval is 0.84–1.24.
 constexpr double kPreLoadOverheadGib = 0.85;
+constexpr double kPreLoadOverheadLeastGib = 0.84;
 constexpr double kPreLoadOverheadMostGib = 1.24;
 // What the OS and its services hold of a unified-memory GPU's total at startup (R3.1): at
 // least 7.15 GiB, at most 13.51 GiB in the published DGX Spark logs (tests/gb10/logs: vLLM's
@@ -70,9 +71,9 @@ void resolve_memory_budget(PlanContext& ctx) {
          "P estimated; give --free-before-load (or --calibrate-from LOG) for an exact plan.",
          fmt::format("estimate: {:.2f} GiB total − {:.2f} GiB CUDA context and NCCL (published "
                      "logs: {:.2f}–{:.2f} GiB)",
-                     total_gib, kPreLoadOverheadGib, kPreLoadOverheadGib - 0.01,
+                     total_gib, kPreLoadOverheadGib, kPreLoadOverheadLeastGib,
                      kPreLoadOverheadMostGib)},
-        total_gib - kPreLoadOverheadMostGib, total_gib - (kPreLoadOverheadGib - 0.01));
+        total_gib - kPreLoadOverheadMostGib, total_gib - kPreLoadOverheadLeastGib);
     plan.estimated.push_back("free_before_load");
   }
   if (integrated) {
@@ -134,15 +135,15 @@ void resolve_memory_budget(PlanContext& ctx) {
     const WeightEstimate weights = estimate_weights(m, layout);
     const double estimated_gib = weights.bytes_per_gpu / kGiB;
     const double draft_gib = loads_draft ? weights.draft_bytes_per_gpu / kGiB : 0.0;
+    const auto [least_gib, most_gib] = weight_estimate_range(estimated_gib);
     const double weight_gib = g.estimate(
         {"weights_gib", estimated_gib, "GiB", "",
          "Weight bytes per GPU estimated from the model shape.",
-         fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {} "
-                     "(±{:.0f}%: {})",
+         fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {} ({})",
                      weights.total_params / 1e9,
                      m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp,
-                     kWeightEstimateSpread * 100, kWeightEstimateSpreadBasis)},
-        estimated_gib * (1 - kWeightEstimateSpread), estimated_gib * (1 + kWeightEstimateSpread));
+                     kWeightEstimateSpreadNote)},
+        least_gib, most_gib);
     std::vector<std::string> inputs = {"free_before_load_gib", "weights_gib"};
     if (loads_draft) {
       g.input("draft_weights_gib", draft_gib, "GiB", Origin::kEstimate,

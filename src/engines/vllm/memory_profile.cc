@@ -338,15 +338,16 @@ void resolve_memory_profile(PlanContext& ctx) {
     if (a.spec_method == "draft_model" && ctx.scenario.draft_model)
       weights += estimate_weights(*ctx.scenario.draft_model, layout).bytes_per_gpu / kGiB;
     weights /= static_cast<double>(a.pp);
+    const auto [least, most] = weight_estimate_range(weights);
     weights = g.estimate(
         {"weights_gib", weights, "GiB", "",
          "W estimated from the model shape; give --weights (the log's 'Model loading took').",
          fmt::format("estimate from config.json: {:.1f} B parameters, {}, split over tp {} and pp "
-                     "{} (±{:.0f}%: {})",
+                     "{} ({})",
                      w.total_params / 1e9,
                      m.quant.method == QuantMethod::kNone ? m.dtype : m.quant.describe(), a.tp,
-                     a.pp, kWeightEstimateSpread * 100, kWeightEstimateSpreadBasis)},
-        weights * (1 - kWeightEstimateSpread), weights * (1 + kWeightEstimateSpread));
+                     a.pp, kWeightEstimateSpreadNote)},
+        least, most);
     if (!cal.kv_memory_gib)
       plan.estimated.push_back("weights");
   }
