@@ -1,11 +1,16 @@
 // `simulate` throughput: 100,000 requests through the scheduler model and the cost model
 // (issue 5's target: under 2 s). Two workloads: the founding case in a closed loop at
 // concurrency 64 (48 running, speculative decoding, 16 queued), and Llama-3.1-8B on one H100
-// in an open loop at 20 requests/s (hundreds running, KV-bound).
+// in an open loop at 20 requests/s (hundreds running, KV-bound). And `simulate --calibrate-from`
+// on a 10-point bench result (issue 36's target: under 1 s), beside one simulation of the same
+// ten points in the same run, so the figure is also a ratio: how many passes the fit takes.
 #include <benchmark/benchmark.h>
+
+#include <cmath>
 
 #include "core/text.h"
 #include "diagnose/scenario_builder.h"
+#include "twin/calibration.h"
 #include "twin/simulation.h"
 
 namespace servescope {
@@ -72,6 +77,54 @@ void BM_Simulate100kLlama8bRate20(benchmark::State& state) {
   run(state, s, false, 20);
 }
 BENCHMARK(BM_Simulate100kLlama8bRate20)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Ten closed-loop points of Llama-3.1-8B on one H100 (128 → 64 tokens, concurrency 1 … 64, 96
+// requests each), "measured" with factors the fit must find from the hand-set defaults.
+std::vector<MeasuredPoint> ten_points(const Setup& s) {
+  Efficiency truth;
+  (void)truth.apply({"bandwidth=0.55,compute=0.35,step_overhead_us=900,per_sequence_us=20"});
+  std::vector<MeasuredPoint> out;
+  for (double c : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) {
+    MeasuredPoint p;
+    p.concurrency = c;
+    p.requests = 96;
+    p.input_len = 128;
+    p.output_len = 64;
+    out.push_back(*simulate_point(s.built.scenario, s.shape, truth, p));
+  }
+  return out;
+}
+
+const Setup& llama_h100() {
+  static const Setup s =
+      setup("h100-sxm", std::nullopt, std::nullopt, std::nullopt,
+            "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct");
+  return s;
+}
+
+void BM_Calibrate10Points(benchmark::State& state) {
+  const Setup& s = llama_h100();
+  static const std::vector<MeasuredPoint> points = ten_points(s);
+  double error = 0;
+  for (auto _ : state) {
+    auto fit = calibrate_cost_model(s.built.scenario, s.shape, Efficiency{}, points);
+    error = std::sqrt(fit->loss_after);
+    benchmark::DoNotOptimize(fit);
+  }
+  state.counters["rms_log_error"] = error;
+}
+BENCHMARK(BM_Calibrate10Points)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The baseline: one simulation of the same ten points.
+void BM_SimulateTheSame10Points(benchmark::State& state) {
+  const Setup& s = llama_h100();
+  static const std::vector<MeasuredPoint> points = ten_points(s);
+  for (auto _ : state) {
+    for (const MeasuredPoint& p : points)
+      benchmark::DoNotOptimize(simulate_point(s.built.scenario, s.shape, Efficiency{}, p));
+  }
+}
+BENCHMARK(BM_SimulateTheSame10Points)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace servescope

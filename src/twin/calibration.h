@@ -1,9 +1,11 @@
 // The cost model calibrated from a measured run (`simulate --calibrate-from RUN.json`): the
-// efficiency factors — memory bandwidth, compute and the fixed cost of a step — fitted so that
-// the simulation of each measured point (same loop, load and lengths) reproduces its median
-// TTFT, median TPOT and throughput. Nelder–Mead on the squared log errors, in log space; each
-// factor's interval is where that error stays within twice its minimum (a profile, the others
-// held at their fit), which is wide where the points cannot tell two factors apart.
+// efficiency factors — memory bandwidth, compute, the fixed cost of a step and of each layer in
+// a pass, the cost of each sequence in it and a request's cost before the scheduler — fitted so
+// that the simulation of each measured point (same loop, load and lengths) reproduces its median
+// TTFT, median TPOT and throughput. Nelder–Mead on the squared log errors with a weak pull toward
+// the starting factors (which one load cannot tell apart); each factor's interval is where that
+// loss stays within twice its minimum (a profile, the others held at their fit), which is wide
+// where the points cannot tell two factors apart.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -55,7 +57,26 @@ struct CostCalibration {
   std::string source;
 };
 
-/// Fits bandwidth, compute and step_overhead_us from `start` to the points.
+/// A measured point with the scenario it was measured on.
+struct CalibrationCase {
+  const Scenario* scenario = nullptr;
+  const ServingShape* shape = nullptr;
+  MeasuredPoint point;
+};
+
+/// Requests a measured point is simulated with at most (a longer run repeats the same load).
+inline constexpr std::int64_t kMaxSimulatedRequests = 1000;
+
+/// Fits the factors to points measured on several scenarios at once (the cost defaults: every
+/// published result of one engine on one GPU family); `intervals`: profile each factor;
+/// `iterations`: Nelder–Mead's, twice (the second from where the first stopped).
+Result<CostCalibration> calibrate_cost_model(const std::vector<CalibrationCase>& cases,
+                                             const Efficiency& start, bool intervals,
+                                             int iterations = 200);
+
+/// Fits bandwidth, compute, step_overhead_us, per_sequence_us, layer_overhead_us and
+/// request_overhead_us from
+/// `start` to the points.
 Result<CostCalibration> calibrate_cost_model(const Scenario& scenario, const ServingShape& shape,
                                              const Efficiency& start,
                                              const std::vector<MeasuredPoint>& points);

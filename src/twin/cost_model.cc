@@ -24,6 +24,9 @@ constexpr Factor kFactors[] = {
     {"interconnect", &Efficiency::interconnect, 1e-6, 1.0},
     {"allreduce_latency_us", &Efficiency::allreduce_latency_us, 0, 1e6},
     {"step_overhead_us", &Efficiency::step_overhead_us, 0, 1e7},
+    {"per_sequence_us", &Efficiency::per_sequence_us, 0, 1e6},
+    {"layer_overhead_us", &Efficiency::layer_overhead_us, 0, 1e5},
+    {"request_overhead_us", &Efficiency::request_overhead_us, 0, 1e8},
     {"accept_length", &Efficiency::accept_length, 0, 64},
 };
 
@@ -98,6 +101,33 @@ std::string Efficiency::describe() const {
     out += fmt::format("{}={}", name, value);
   }
   return out;
+}
+
+double StepCost::total() const {
+  return overhead + layers + per_sequence + weights + cache + matmul + attention + communication +
+         draft + graph_padding;
+}
+
+StepCost& StepCost::operator+=(const StepCost& o) {
+  overhead += o.overhead;
+  layers += o.layers;
+  per_sequence += o.per_sequence;
+  weights += o.weights;
+  cache += o.cache;
+  matmul += o.matmul;
+  attention += o.attention;
+  communication += o.communication;
+  draft += o.draft;
+  graph_padding += o.graph_padding;
+  return *this;
+}
+
+std::vector<std::pair<std::string, double>> StepCost::terms() const {
+  return {{"weights read", weights},        {"KV/state read", cache},
+          {"linear FLOPs", matmul},         {"attention FLOPs", attention},
+          {"all-reduce", communication},    {"step overhead", overhead},
+          {"per sequence", per_sequence},   {"layer overhead", layers},
+          {"graph padding", graph_padding}, {"draft model", draft}};
 }
 
 Result<CostModel> CostModel::build(const Scenario& scenario, const ServingShape& shape,
@@ -185,9 +215,13 @@ Result<CostModel> CostModel::build(const Scenario& scenario, const ServingShape&
   in.allreduce_bytes_per_token = in.tp > 1 ? 2.0 * m.hidden_size * 2.0 * (in.tp - 1) / in.tp : 0;
   in.allreduces_per_pass = in.tp > 1 ? 2 * m.num_layers : 0;
   in.draft_allreduces_per_pass = in.tp > 1 ? 2 * std::max(1, m.mtp_layers) : 0;
+  in.layers_per_pass = m.num_layers;
+  in.draft_layers_per_pass = std::max(1, m.mtp_layers);
   in.draft_tokens = speculative ? shape.speculative_draft_tokens : 0;
   in.draft_steps = speculative ? shape.speculative_steps : 0;
 
+  model.graph_batch_sizes_ = shape.graph_batch_sizes;
+  std::sort(model.graph_batch_sizes_.begin(), model.graph_batch_sizes_.end());
   model.accept_length_ = 1;
   if (speculative) {
     const double a = efficiency.accept_length > 0
@@ -198,55 +232,98 @@ Result<CostModel> CostModel::build(const Scenario& scenario, const ServingShape&
   return model;
 }
 
-double CostModel::pass_seconds(double tokens, double weight_bytes, double other_bytes, double flops,
-                               double attention_flops, int allreduces) const {
-  const double memory = (weight_bytes + other_bytes) / in_.memory_bytes_per_s;
-  const double compute =
-      flops / in_.matmul_flops_per_s + attention_flops / in_.attention_flops_per_s;
-  double comm = 0;
-  if (allreduces > 0) {
-    comm =
-        tokens * in_.allreduce_bytes_per_token * (allreduces / 2.0) / in_.interconnect_bytes_per_s +
-        allreduces * eff_.allreduce_latency_us * 1e-6;
+void CostModel::add_pass(const Pass& p, StepCost& cost) const {
+  const double weights = p.weight_bytes / in_.memory_bytes_per_s;
+  const double cache = p.cache_bytes / in_.memory_bytes_per_s;
+  const double matmul = p.flops / in_.matmul_flops_per_s;
+  const double attention = p.attention_flops / in_.attention_flops_per_s;
+  if (weights + cache >= matmul + attention) {
+    cost.weights += weights;
+    cost.cache += cache;
+  } else {
+    cost.matmul += matmul;
+    cost.attention += attention;
   }
-  return std::max(memory, compute) + comm;
+  cost.layers += p.layers * eff_.layer_overhead_us * 1e-6;
+  if (p.allreduces > 0) {
+    cost.communication += p.tokens * in_.allreduce_bytes_per_token * (p.allreduces / 2.0) /
+                              in_.interconnect_bytes_per_s +
+                          p.allreduces * eff_.allreduce_latency_us * 1e-6;
+  }
 }
 
-double CostModel::step_seconds(const StepWork& w) const {
-  double seconds = eff_.step_overhead_us * 1e-6;
+double CostModel::padded_batch(double requests) const {
+  // vLLM and SGLang replay the smallest captured batch size that holds the batch; the padded
+  // rows are computed and discarded (vLLM: CudagraphDispatcher pads to cudagraph_capture_sizes;
+  // SGLang: CudaGraphRunner pads to the next capture_bs).
+  const auto it = std::lower_bound(graph_batch_sizes_.begin(), graph_batch_sizes_.end(),
+                                   static_cast<std::int64_t>(std::ceil(requests)));
+  return it == graph_batch_sizes_.end() ? requests : static_cast<double>(*it);
+}
+
+StepCost CostModel::step_cost(const StepWork& w) const {
+  StepCost cost;
+  cost.overhead = eff_.step_overhead_us * 1e-6;
   if (w.is_prefill()) {
     const auto tokens = static_cast<double>(w.prefill_tokens);
-    const double weights =
+    cost.per_sequence = eff_.per_sequence_us * 1e-6 * static_cast<double>(w.prefill_requests);
+    Pass pass;
+    pass.tokens = tokens;
+    pass.weight_bytes =
         in_.dense_weight_bytes +
         in_.expert_weight_bytes * expert_share(tokens, in_.experts, in_.experts_per_token);
-    const double writes = tokens * in_.kv_bytes_per_token +
-                          static_cast<double>(w.prefill_requests) * in_.state_bytes_per_request;
-    seconds += pass_seconds(tokens, weights, writes, 2.0 * in_.active_params * tokens,
-                            2.0 * in_.attention_flops_per_pair * w.prefill_attention,
-                            in_.allreduces_per_pass);
-    if (in_.draft_tokens > 0)  // the draft model prefills the same tokens
-      seconds += pass_seconds(tokens, in_.draft_weight_bytes, 0, 2.0 * in_.draft_params * tokens, 0,
-                              in_.draft_allreduces_per_pass);
-    return seconds;
+    pass.cache_bytes = tokens * in_.kv_bytes_per_token +
+                       static_cast<double>(w.prefill_requests) * in_.state_bytes_per_request;
+    pass.flops = 2.0 * in_.active_params * tokens;
+    pass.attention_flops = 2.0 * in_.attention_flops_per_pair * w.prefill_attention;
+    pass.allreduces = in_.allreduces_per_pass;
+    pass.layers = in_.layers_per_pass;
+    add_pass(pass, cost);
+    if (in_.draft_tokens > 0) {  // the draft model prefills the same tokens
+      StepCost draft;
+      add_pass({tokens, in_.draft_weight_bytes, 0, 2.0 * in_.draft_params * tokens, 0,
+                in_.draft_allreduces_per_pass, in_.draft_layers_per_pass},
+               draft);
+      cost.draft += draft.total();
+    }
+    return cost;
   }
   if (w.decode_requests <= 0)
-    return seconds;
+    return cost;
   const auto requests = static_cast<double>(w.decode_requests);
+  cost.per_sequence = eff_.per_sequence_us * 1e-6 * requests;
   const double per_request = in_.draft_tokens > 0 ? static_cast<double>(in_.draft_tokens) : 1.0;
-  const double tokens = requests * per_request;
-  const double weights =
-      in_.dense_weight_bytes +
-      in_.expert_weight_bytes * expert_share(tokens, in_.experts, in_.experts_per_token);
   const auto context = static_cast<double>(w.decode_context);
-  const double reads =
-      context * in_.kv_bytes_per_token + 2.0 * requests * in_.state_bytes_per_request;
-  seconds += pass_seconds(tokens, weights, reads, 2.0 * in_.active_params * tokens,
-                          2.0 * in_.attention_flops_per_pair * context * per_request,
-                          in_.allreduces_per_pass);
+  auto decode_pass = [&](double batch) {
+    const double tokens = batch * per_request;
+    Pass pass;
+    pass.tokens = tokens;
+    pass.weight_bytes =
+        in_.dense_weight_bytes +
+        in_.expert_weight_bytes * expert_share(tokens, in_.experts, in_.experts_per_token);
+    pass.cache_bytes =
+        context * in_.kv_bytes_per_token + 2.0 * requests * in_.state_bytes_per_request;
+    pass.flops = 2.0 * in_.active_params * tokens;
+    pass.attention_flops = 2.0 * in_.attention_flops_per_pair * context * per_request;
+    pass.allreduces = in_.allreduces_per_pass;
+    pass.layers = in_.layers_per_pass;
+    return pass;
+  };
+  add_pass(decode_pass(requests), cost);
+  const double padded = padded_batch(requests);
+  if (padded > requests) {
+    StepCost exact, with_padding;
+    add_pass(decode_pass(requests), exact);
+    add_pass(decode_pass(padded), with_padding);
+    cost.graph_padding = std::max(0.0, with_padding.total() - exact.total());
+  }
+  StepCost draft;
   for (std::int64_t i = 0; i < in_.draft_steps; ++i)  // draft proposals, one token per request each
-    seconds += pass_seconds(requests, in_.draft_weight_bytes, 0, 2.0 * in_.draft_params * requests,
-                            0, in_.draft_allreduces_per_pass);
-  return seconds;
+    add_pass({requests, in_.draft_weight_bytes, 0, 2.0 * in_.draft_params * requests, 0,
+              in_.draft_allreduces_per_pass, in_.draft_layers_per_pass},
+             draft);
+  cost.draft = draft.total();
+  return cost;
 }
 
 }  // namespace servescope

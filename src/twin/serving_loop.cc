@@ -91,16 +91,39 @@ ServingLoop::Ticket ServingLoop::submit(const GenerationRequest& request,
     prefix_cache_queries_ += static_cast<std::uint64_t>(request.prompt_tokens);
     prefix_cache_hits_ += static_cast<std::uint64_t>(cached);
   }
-  r.slot = scheduler_.submit(t, request.prompt_tokens, request.max_tokens, cached);
+  const double overhead = cost_.request_overhead_seconds() / options_.speed;
+  if (overhead > 0) {
+    r.pending = true;
+    pending_.push_back(
+        {r.arrival + overhead, t, request.prompt_tokens, request.max_tokens, cached});
+  } else {
+    r.slot = scheduler_.submit(t, request.prompt_tokens, request.max_tokens, cached);
+  }
   records_.emplace(t, r);
   return t;
+}
+
+std::optional<double> ServingLoop::release_pending(double now) {
+  while (!pending_.empty() && pending_.front().at <= now) {
+    const Pending p = pending_.front();
+    pending_.pop_front();
+    auto it = records_.find(p.ticket);
+    if (it == records_.end())
+      continue;  // cancelled on its way
+    it->second.pending = false;
+    it->second.slot = scheduler_.submit(p.ticket, p.prompt, p.max_tokens, p.cached);
+  }
+  if (pending_.empty())
+    return std::nullopt;
+  return pending_.front().at;
 }
 
 void ServingLoop::cancel(Ticket ticket) {
   auto it = records_.find(ticket);
   if (it == records_.end())
     return;
-  scheduler_.abort(it->second.slot, ticket);
+  if (!it->second.pending)  // a pending one is skipped when its time comes
+    scheduler_.abort(it->second.slot, ticket);
   records_.erase(it);
 }
 
@@ -110,10 +133,12 @@ void ServingLoop::log_line(const std::string& text) {
 
 std::optional<double> ServingLoop::poll() {
   const double now = clock_.now();
+  const std::optional<double> next_pending = release_pending(now);
+  auto earliest = [&](double step) { return next_pending ? std::min(step, *next_pending) : step; };
   double next_start = now;
   if (in_step_) {
     if (now < step_end_)
-      return step_end_;
+      return earliest(step_end_);
     end_step();
     // Back-to-back steps keep the simulated timeline even when the driver runs late.
     next_start = step_end_;
@@ -122,8 +147,8 @@ std::optional<double> ServingLoop::poll() {
     return std::nullopt;
   start_step(next_start);
   if (!in_step_)
-    return std::nullopt;
-  return step_end_;
+    return next_pending;
+  return earliest(step_end_);
 }
 
 void ServingLoop::start_step(double at) {

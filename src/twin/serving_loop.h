@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -104,7 +105,17 @@ class ServingLoop {
     std::int64_t prompt = 0;
     std::int64_t tokens = 0;
     bool admitted = false;
+    bool pending = false;  // not yet with the scheduler (request_overhead_us)
   };
+  // A request on its way to the scheduler: the cost model's request_overhead_us after it came.
+  struct Pending {
+    double at = 0;
+    Ticket ticket = 0;
+    std::int64_t prompt = 0, max_tokens = 0, cached = 0;
+  };
+
+  /// Hands the requests whose overhead has passed to the scheduler; the next one's time.
+  std::optional<double> release_pending(double now);
 
   void start_step(double at);
   void end_step();
@@ -120,6 +131,7 @@ class ServingLoop {
   ServingLoopOptions options_;
 
   std::unordered_map<Ticket, Record> records_;
+  std::deque<Pending> pending_;
   Ticket next_ticket_ = 1;
   Step step_;
   bool in_step_ = false;

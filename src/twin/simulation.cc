@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 namespace servescope {
@@ -49,14 +50,16 @@ class Run {
         }
         (step.work.is_prefill() ? result_.prefill_steps : result_.decode_steps)++;
         sample();  // the state this step holds
-        const double end = now_ + in_.cost->step_seconds(step.work);
+        const StepCost cost = in_.cost->step_cost(step.work);
+        result_.step_time += cost;
+        const double end = now_ + cost.total();
         admit_arrivals_until(end);
         advance(end);
         scheduler_.end_step(step);
         for (const TokenEvent& e : step.events)
           tokens(e);
-      } else if (next_arrival_ < kNever) {
-        advance(next_arrival_);
+      } else if (std::min(next_arrival_, next_submit()) < kNever) {
+        advance(std::min(next_arrival_, next_submit()));
       } else {
         break;  // nothing left to arrive or run
       }
@@ -78,14 +81,32 @@ class Run {
   }
 
   void admit_arrivals_until(double t) {
-    while (next_arrival_ <= t && issued_ < in_.requests) {
-      advance(next_arrival_);
-      const double at = next_arrival_;
-      next_arrival_ = kNever;
-      arrive(at);
-      if (!in_.load.closed_loop && issued_ < in_.requests)
-        next_arrival_ = at + in_.load.arrival.next_gap(arrivals_, in_.load.rate);
+    for (;;) {
+      const bool arrival = next_arrival_ <= t && issued_ < in_.requests;
+      const bool submit = next_submit() <= t;
+      if (arrival && (!submit || next_arrival_ <= next_submit())) {
+        advance(next_arrival_);
+        const double at = next_arrival_;
+        next_arrival_ = kNever;
+        arrive(at);
+        if (!in_.load.closed_loop && issued_ < in_.requests)
+          next_arrival_ = at + in_.load.arrival.next_gap(arrivals_, in_.load.rate);
+      } else if (submit) {
+        advance(next_submit());
+        submit_to_scheduler(pending_.front().second);
+        pending_.pop_front();
+      } else {
+        return;
+      }
     }
+  }
+
+  // A request reaches the scheduler request_overhead_us after it arrives (a constant delay,
+  // so the pending queue stays in arrival order).
+  double next_submit() const { return pending_.empty() ? kNever : pending_.front().first; }
+  void submit_to_scheduler(std::uint64_t tag) {
+    const Record& r = records_[tag];
+    scheduler_.submit(tag, r.input, r.output);
   }
 
   void arrive(double at) {
@@ -105,7 +126,11 @@ class Run {
       return;
     }
     ++in_system_count_;
-    scheduler_.submit(tag, r.input, r.output);
+    const double delay = in_.cost->request_overhead_seconds();
+    if (delay > 0)
+      pending_.emplace_back(at + delay, tag);
+    else
+      submit_to_scheduler(tag);
   }
 
   void tokens(const TokenEvent& e) {
@@ -197,6 +222,7 @@ class Run {
   LengthSpec input_spec_;
   LengthSpec output_spec_;
   std::vector<Record> records_;
+  std::deque<std::pair<double, std::uint64_t>> pending_;  // (time it reaches the scheduler, tag)
   double now_ = 0;
   double next_arrival_ = kNever;
   std::int64_t clients_ = 0;

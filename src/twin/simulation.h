@@ -52,6 +52,7 @@ struct SimulationResult {
   double mean_in_system = 0;  // time average of requests arrived and not finished
   std::int64_t retractions = 0;
   std::int64_t prefill_steps = 0, decode_steps = 0;
+  StepCost step_time;  // every step's time by term, summed (what dominated)
   std::vector<SimulationSample> timeline;
 };
 

@@ -1,6 +1,7 @@
 #include "twin/simulation_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -10,8 +11,7 @@ namespace servescope {
 namespace {
 
 constexpr char kModelNote[] =
-    "model: a roofline of the catalog's GPU figures and the plan's limits, not a measurement; "
-    "no accuracy is claimed without a comparison on real hardware";
+    "model: a roofline of the catalog's GPU figures and the plan's limits, not a measurement";
 
 std::string ms3(const Percentiles& p) {
   return fmt::format("{:.1f}/{:.1f}/{:.1f}", p.p50, p.p90, p.p99);
@@ -58,6 +58,23 @@ std::string efficiency_line(const SimulationReport& r) {
   return out;
 }
 
+// "weights read 61% · step overhead 22% · ...": the terms of at least 1% of the step time,
+// largest first.
+std::string step_time_line(const StepCost& c) {
+  const double total = c.total();
+  if (total <= 0)
+    return "";
+  auto terms = c.terms();
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> parts;
+  for (const auto& [name, seconds] : terms) {
+    if (seconds / total >= 0.01)
+      parts.push_back(fmt::format("{} {:.0f}%", name, seconds / total * 100));
+  }
+  return fmt::format("{}", fmt::join(parts, " · "));
+}
+
 }  // namespace
 
 std::string render_simulation_text(const SimulationReport& r) {
@@ -66,6 +83,8 @@ std::string render_simulation_text(const SimulationReport& r) {
   out += fmt::format("{} {} · {} · {} × {} — simulated\n", sc.engine, sc.version.label,
                      sc.model.source, r.shape.tp, sc.hardware.gpu.key);
   out += fmt::format("  {}\n", kModelNote);
+  if (!r.basis.empty())
+    out += fmt::format("  factors     {}\n", r.basis);
   out += fmt::format("  limits      {}\n", limits_line(r));
   if (r.shape.dp > 1)
     out += fmt::format(
@@ -107,6 +126,14 @@ std::string render_simulation_text(const SimulationReport& r) {
     if (!notes.empty())
       out += fmt::format("  {}: {}\n", point_label(p.load), fmt::join(notes, "; "));
   }
+  out += "\n  where the step time went\n";
+  for (const SimulationPoint& p : r.points)
+    out += fmt::format("  {:>11}  {}\n", point_label(p.load), step_time_line(p.result.step_time));
+  if (r.efficiency.request_overhead_us > 0)
+    out += fmt::format(
+        "  and {:.2f} ms per request before the scheduler sees it (request_overhead_us), in "
+        "every TTFT\n",
+        r.efficiency.request_overhead_us / 1e3);
   if (r.points.size() == 1 && !r.points.front().result.timeline.empty()) {
     // Running, queued and KV usage over time, at up to 10 evenly spaced moments.
     const auto& tl = r.points.front().result.timeline;
@@ -135,6 +162,9 @@ nlohmann::json simulation_json(const SimulationReport& r) {
     for (const SimulationSample& t : s.timeline)
       timeline.push_back(
           {{"t_s", t.t}, {"running", t.running}, {"queued", t.queued}, {"kv_usage", t.kv_usage}});
+    nlohmann::json step_time = nlohmann::json::object();
+    for (const auto& [name, seconds] : s.step_time.terms())
+      step_time[name] = seconds;
     nlohmann::json j = {
         {"requests_completed", s.completed},
         {"requests_rejected", s.rejected},
@@ -153,6 +183,7 @@ nlohmann::json simulation_json(const SimulationReport& r) {
         {"in_system_mean", s.mean_in_system},
         {"retractions", s.retractions},
         {"steps", {{"prefill", s.prefill_steps}, {"decode", s.decode_steps}}},
+        {"step_time_s", step_time},
         {"timeline", timeline},
     };
     if (p.load.closed_loop) {
@@ -167,6 +198,7 @@ nlohmann::json simulation_json(const SimulationReport& r) {
   return {
       {"model", "roofline"},
       {"note", kModelNote},
+      {"factors_basis", r.basis},
       {"engine", {{"name", sc.engine}, {"version", sc.version.label}}},
       {"gpu", {{"name", sc.hardware.gpu.key}, {"count", s.tp}}},
       {"model_id", sc.model.source},

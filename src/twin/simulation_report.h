@@ -23,6 +23,7 @@ struct SimulationReport {
   const Plan* plan = nullptr;
   ServingShape shape;
   Efficiency efficiency;
+  std::string basis;  // where the factors come from, and the error they carry
   double accept_length = 1;
   std::int64_t requests = 0;
   std::string input_len;

@@ -88,7 +88,8 @@ TEST(CostModelTest, EfficiencyFactorsAreNamedCheckedAndPrinted) {
   EXPECT_EQ(e.step_overhead_us, 0);
   EXPECT_EQ(e.describe(),
             "bandwidth=0.5 compute=0.25 interconnect=0.7 allreduce_latency_us=10 "
-            "step_overhead_us=0 accept_length=0");
+            "step_overhead_us=0 per_sequence_us=0 layer_overhead_us=0 request_overhead_us=0 "
+            "accept_length=0");
   auto bad = e.apply({"speed=2"});
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.message().find("bandwidth, compute"), std::string::npos) << bad.message();
@@ -107,6 +108,66 @@ TEST(CostModelTest, HalvingBandwidthEfficiencyDoublesAMemoryBoundStep) {
   ASSERT_TRUE(a && b);
   EXPECT_NEAR(b->cost->step_seconds(decode(4, 4000)), 2 * a->cost->step_seconds(decode(4, 4000)),
               1e-12);
+}
+
+TEST(CostModelTest, EverySequenceInAStepAddsItsOwnCost) {
+  Efficiency base, per_sequence;
+  ASSERT_TRUE(per_sequence.apply({"per_sequence_us=50"}));
+  auto a = llama_case(base);
+  auto b = llama_case(per_sequence);
+  ASSERT_TRUE(a && b);
+  for (std::int64_t n : {1, 8, 64}) {
+    const StepCost cost = b->cost->step_cost(decode(n, n * 1000));
+    EXPECT_NEAR(cost.per_sequence, 50e-6 * static_cast<double>(n), 1e-12);
+    EXPECT_NEAR(cost.total() - a->cost->step_seconds(decode(n, n * 1000)),
+                50e-6 * static_cast<double>(n), 1e-12);
+  }
+}
+
+TEST(CostModelTest, TheTermsAddUpAndAMemoryBoundDecodeIsItsReads) {
+  auto c = llama_case();
+  ASSERT_TRUE(c);
+  const CostInputs& in = c->cost->inputs();
+  const StepCost cost = c->cost->step_cost(decode(4, 4000));
+  double sum = 0;
+  for (const auto& [name, seconds] : cost.terms())
+    sum += seconds;
+  EXPECT_NEAR(sum, cost.total(), 1e-15);
+  EXPECT_NEAR(cost.weights, in.dense_weight_bytes / in.memory_bytes_per_s, 1e-12);
+  EXPECT_NEAR(cost.cache, 4000 * in.kv_bytes_per_token / in.memory_bytes_per_s, 1e-12);
+  EXPECT_EQ(cost.matmul, 0);  // the compute side does not bind
+  EXPECT_NEAR(cost.overhead, 400e-6, 1e-15);
+  // A long prefill binds on compute: its linear layers take the time, not the weights.
+  const StepCost long_prefill = c->cost->step_cost(prefill(8192));
+  EXPECT_GT(long_prefill.matmul, 0);
+  EXPECT_EQ(long_prefill.weights, 0);
+}
+
+TEST(CostModelTest, ADecodeBatchComputesItsCapturedGraphsPaddedSize) {
+  // Compute so slow that decode binds on it: the padded rows cost their FLOPs.
+  Efficiency slow;
+  ASSERT_TRUE(slow.apply({"compute=0.0001,step_overhead_us=0"}));
+  auto c = llama_case(slow);
+  ASSERT_TRUE(c);
+  const std::vector<std::int64_t>& sizes = c->shape.graph_batch_sizes;
+  ASSERT_FALSE(sizes.empty());
+  // The first batch size between two captured sizes, and the captured size above it.
+  std::int64_t between = 0, captured = 0;
+  for (std::size_t i = 1; i < sizes.size() && between == 0; ++i) {
+    if (sizes[i] - sizes[i - 1] > 1) {
+      between = sizes[i - 1] + 1;
+      captured = sizes[i];
+    }
+  }
+  ASSERT_GT(between, 0);
+  const StepCost odd = c->cost->step_cost(decode(between, between * 100));
+  const StepCost full = c->cost->step_cost(decode(captured, between * 100));
+  EXPECT_GT(odd.graph_padding, 0);
+  // The padded batch computes what the captured size computes (same context, same KV reads).
+  EXPECT_NEAR(odd.total(), full.total() - full.per_sequence + odd.per_sequence, 1e-9);
+  // Past the largest captured size the batch runs eagerly, unpadded.
+  const std::int64_t eager = sizes.back() + 1;
+  EXPECT_EQ(c->cost->step_cost(decode(eager, eager * 100)).graph_padding, 0);
 }
 
 }  // namespace

@@ -105,6 +105,31 @@ TEST(ServingLoopTest, TokensArriveWhenTheCostModelSaysTheStepsEnd) {
   EXPECT_EQ(sink->calls.size(), 3u);
 }
 
+TEST(ServingLoopTest, ARequestReachesTheSchedulerItsOverheadAfterItCame) {
+  Efficiency slow_api;
+  ASSERT_TRUE(slow_api.apply({"request_overhead_us=20000"}));
+  Harness h(llama_case(slow_api));
+  const double t0 = h.clock.now();
+  auto sink = h.submit(100, 2);
+  auto gone = h.submit(100, 2);
+  h.loop.cancel(h.tickets[1]);  // cancelled on its way: never scheduled
+  const auto wake = h.loop.poll();
+  ASSERT_TRUE(wake);
+  EXPECT_DOUBLE_EQ(*wake, t0 + 0.020);  // nothing runs before the overhead has passed
+  EXPECT_EQ(h.loop.status().scheduler.running + h.loop.status().scheduler.queued, 0);
+  h.clock.set(*wake);
+  const auto first = h.loop.poll();
+  ASSERT_TRUE(first);
+  StepWork prefill;
+  prefill.prefill_tokens = 100;
+  prefill.prefill_attention = 100 * (101 / 2.0);
+  prefill.prefill_requests = 1;
+  EXPECT_DOUBLE_EQ(*first, t0 + 0.020 + h.c->cost->step_seconds(prefill));
+  h.run();
+  EXPECT_EQ(sink->tokens(), 2);
+  EXPECT_TRUE(gone->calls.empty());
+}
+
 TEST(ServingLoopTest, SpeedDividesEveryStep) {
   ServingLoopOptions fast;
   fast.speed = 10;

@@ -157,5 +157,22 @@ TEST(SimulationTest, SpeculativeDecodingDeliversSeveralTokensPerStep) {
   EXPECT_EQ(r.decode_steps, 112);
 }
 
+TEST(SimulationTest, ARequestsOverheadBeforeTheSchedulerIsInEveryTtft) {
+  Efficiency slow_api;
+  ASSERT_TRUE(slow_api.apply({"request_overhead_us=25000"}));
+  auto base = llama_case();
+  auto c = llama_case(slow_api);
+  ASSERT_TRUE(base && c);
+  // One client: each request waits 25 ms before its prefill, then runs exactly as before.
+  const SimulationResult a = run_closed(*base, 1, 20, 256, 32);
+  const SimulationResult b = run_closed(*c, 1, 20, 256, 32);
+  EXPECT_NEAR(b.ttft_ms.p50 - a.ttft_ms.p50, 25.0, 1e-6);
+  EXPECT_NEAR(b.tpot_ms.p50, a.tpot_ms.p50, 1e-9);
+  EXPECT_NEAR(b.duration_s - a.duration_s, 20 * 0.025, 1e-6);
+  // The steps' time by term is kept and adds up to the time the engine was busy.
+  EXPECT_NEAR(b.step_time.total(), a.step_time.total(), 1e-9);
+  EXPECT_NEAR(a.step_time.total(), a.duration_s, 1e-9);
+}
+
 }  // namespace
 }  // namespace servescope

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
-SCHEMA_SHA256 = "02e4aadc9eb616c452515b35abae9697157a16dc82d68f3346960bf8bfa407eb"
+SCHEMA_SHA256 = "2df4c203e5733ab7de75449017304fce779191dc276b7561dc00814d7d0d9c04"
 
 
 class Efficiency(TypedDict):
@@ -14,6 +14,9 @@ class Efficiency(TypedDict):
     bandwidth: float
     compute: float
     interconnect: float
+    layer_overhead_us: float
+    per_sequence_us: float
+    request_overhead_us: float
     step_overhead_us: float
 
 
@@ -82,6 +85,23 @@ class Running(TypedDict):
     mean: float
 
 
+StepTimeS = TypedDict(
+    'StepTimeS',
+    {
+        'KV/state read': float,
+        'all-reduce': float,
+        'attention FLOPs': float,
+        'draft model': float,
+        'graph padding': float,
+        'layer overhead': float,
+        'linear FLOPs': float,
+        'per sequence': float,
+        'step overhead': float,
+        'weights read': float,
+    },
+)
+
+
 class Steps(TypedDict):
     decode: int
     prefill: int
@@ -128,6 +148,7 @@ class Point(TypedDict):
     requests_rejected: int
     retractions: int
     running: Running
+    step_time_s: StepTimeS
     steps: Steps
     timeline: list[TimelineItem]
     tpot_ms: TpotMs
@@ -146,6 +167,7 @@ class Workload(TypedDict):
 class SimulateOutput(TypedDict):
     efficiency: Efficiency
     engine: Engine
+    factors_basis: str
     gpu: Gpu
     limits: Limits
     model: str
