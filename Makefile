@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 # Four builds share ccache (build/, the two wheels' static builds, fuzz): room for all of them.
 export CCACHE_MAXSIZE ?= 16G
 
-.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean test-real-simulate wheel test-wheel wheel-aarch64 test-wheel-aarch64 schemas accuracy
+.PHONY: all deps build demo test test-golden test-slurm sanitize fuzz bench format format-check clean test-real-simulate wheel test-wheel wheel-aarch64 test-wheel-aarch64 schemas accuracy cost-defaults
 
 all: build
 
@@ -91,6 +91,12 @@ wheel-aarch64:
 
 test-wheel-aarch64: build wheel-aarch64
 	@./scripts/test-wheel-aarch64.sh $(BUILD)/servescope
+
+# The cost model's defaults per engine and GPU family, fitted on the published serving results
+# (tests/published-results/; issue 36). About 40 minutes on 2 cores; then `make accuracy`.
+cost-defaults: build
+	$(BUILD)/published_results fit tests/published-results > data/cost-defaults.tsv.new
+	mv data/cost-defaults.tsv.new data/cost-defaults.tsv
 
 # The JSON schemas of every --json output (schema/), made again from schema/invocations.json, and
 # the Python types made from them (python/servescope/types/).

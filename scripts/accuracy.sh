@@ -11,6 +11,8 @@ rm -rf "$out" && mkdir -p "$out"
 export SERVESCOPE_ACCURACY_OUT="$out"
 HF_HUB_OFFLINE=1 "$root/$build/oracle_tests" >"$out/oracle_tests.log" 2>&1 ||
   { echo "accuracy: oracle_tests failed (see $out/oracle_tests.log)" >&2; exit 1; }
+HF_HUB_OFFLINE=1 "$root/$build/twin_tests" --gtest_filter='PublishedResults.*' >"$out/twin_tests.log" 2>&1 ||
+  { echo "accuracy: the published-results tests failed (see $out/twin_tests.log)" >&2; exit 1; }
 for engine in vllm sglang; do
   "$root/$build/servescope" models --coverage --engine "$engine" --json >"$out/coverage-$engine.json"
 done

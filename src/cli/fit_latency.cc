@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "engines/twin_profile.h"
+#include "twin/cost_defaults.h"
 #include "twin/cost_model.h"
 #include "twin/simulation.h"
 
@@ -31,7 +32,8 @@ Result<FitConfiguration::Simulated> simulate_one(const Engine& engine, const Sce
   auto shape = profile->serving_shape(scenario, *plan);
   if (!shape)
     return shape.error();
-  const Efficiency efficiency;
+  const CostDefaults defaults = cost_defaults(scenario.engine, scenario.hardware.gpu);
+  const Efficiency& efficiency = defaults.efficiency;
   auto cost = CostModel::build(scenario, *shape, efficiency);
   if (!cost)
     return cost.error();
@@ -50,7 +52,7 @@ Result<FitConfiguration::Simulated> simulate_one(const Engine& engine, const Sce
   s.ttft_p99_ms = r.ttft_ms.p99;
   s.tpot_p99_ms = r.tpot_ms.p99;
   s.requests_per_s = r.requests_per_s;
-  s.factors = efficiency.describe();
+  s.factors = fmt::format("{} ({})", efficiency.describe(), defaults.describe());
   return s;
 }
 

@@ -2,7 +2,9 @@
 //   --requests N [--input-len SPEC] [--output-len SPEC] [--seed S] [--efficiency K=V] [--json] --
 //   CMD
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -11,6 +13,7 @@
 #include "cli/serving_setup.h"
 #include "cli/timing_calibration.h"
 #include "twin/calibration.h"
+#include "twin/cost_defaults.h"
 #include "twin/simulation_report.h"
 
 namespace servescope {
@@ -84,15 +87,28 @@ ExitStatus run_simulate(const CommandArgs& args) {
   auto out_spec = output_from_input_file ? in_spec : LengthSpec::parse(output_len, "--output-len");
   if (!out_spec)
     return usage_error(out_spec.message());
-  Efficiency eff;
-  if (Status st = apply_efficiency(eff, calibration_file, efficiency); !st)
-    return usage_error(st.message());
+  // Bad factors are bad input before anything is planned (applied again over the defaults).
+  Efficiency typed_check;
+  if (Status bad = apply_efficiency(typed_check, calibration_file, efficiency); !bad)
+    return usage_error(bad.message());
 
   options.command = args.launch_command;
   auto setup = prepare_serving(options);
   if (!setup)
     return usage_error(setup.message());
   const ServingSetup& s = **setup;
+  // The factors: the defaults fitted on published results for this engine and GPU family, then a
+  // saved calibration, then the factors typed.
+  const CostDefaults defaults =
+      cost_defaults(s.built.scenario.engine, s.built.scenario.hardware.gpu);
+  Efficiency eff = defaults.efficiency;
+  if (Status st = apply_efficiency(eff, calibration_file, efficiency); !st)
+    return usage_error(st.message());
+  std::string basis = defaults.describe();
+  if (!calibration_file.empty())
+    basis = "factors of the calibration " + calibration_file;
+  if (!efficiency.empty())
+    basis += "; factors typed: " + fmt::format("{}", fmt::join(efficiency, " "));
   if (!s.plan.starts) {
     std::cerr << fmt::format("servescope: the plan says the engine would not start: {}\n",
                              s.plan.startup_error);
@@ -121,6 +137,8 @@ ExitStatus run_simulate(const CommandArgs& args) {
     else
       std::cerr << render_calibration_text(*fitted);
     eff = fitted->efficiency;
+    basis = fmt::format("calibrated from {}: RMS log error {:.3f} on its points", timing_run,
+                        std::sqrt(fitted->loss_after));
     if (calibrate_only)
       return ExitStatus::kOk;
   }
@@ -133,6 +151,7 @@ ExitStatus run_simulate(const CommandArgs& args) {
   report.plan = &s.plan;
   report.shape = *shape;
   report.efficiency = eff;
+  report.basis = basis;
   report.accept_length = cost->accept_length();
   report.requests = requests;
   report.input_len = in_spec->describe();

@@ -9,6 +9,7 @@
 #include "cli/scenario_cli.h"
 #include "cli/serving_setup.h"
 #include "cli/timing_calibration.h"
+#include "twin/cost_defaults.h"
 #include "twin/twin_server.h"
 
 namespace servescope {
@@ -64,9 +65,9 @@ ExitStatus run_twin(const CommandArgs& args) {
     return usage_error("twin: --threads must be between 1 and 256");
   if (Status st = twin.faults.apply(faults); !st)
     return usage_error(st.message());
-  Efficiency eff;
-  if (Status st = apply_efficiency(eff, calibration_file, efficiency); !st)
-    return usage_error(st.message());
+  Efficiency typed_check;
+  if (Status bad = apply_efficiency(typed_check, calibration_file, efficiency); !bad)
+    return usage_error(bad.message());
   twin.access_log = !no_access_log;
 
   options.command = args.launch_command;
@@ -74,6 +75,11 @@ ExitStatus run_twin(const CommandArgs& args) {
   if (!setup)
     return usage_error(setup.message());
   const ServingSetup& s = **setup;
+  // The defaults fitted on published results for the engine and GPU family, under a saved
+  // calibration and the factors typed.
+  Efficiency eff = cost_defaults(s.built.scenario.engine, s.built.scenario.hardware.gpu).efficiency;
+  if (Status st = apply_efficiency(eff, calibration_file, efficiency); !st)
+    return usage_error(st.message());
   ServingShape shape;
   std::optional<CostModel> cost;
   if (s.plan.starts) {

@@ -6,7 +6,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "catalog/gpu_catalog.h"
 #include "tests/twin/twin_process.h"
+#include "twin/cost_defaults.h"
 
 namespace servescope::testing {
 namespace {
@@ -29,15 +31,28 @@ std::string simulate(const std::string& options, int* code) {
 
 TEST(SimulateCommand, JsonGivesOnePointPerSweepValueWithTheLimitsAndFactors) {
   int code = -1;
+  // No request cost, so the queue is exactly the clients beyond the running limit.
   const std::string out = simulate(
-      "--concurrency 64,128 --requests 400 --input-len 128 --output-len 100 --json", &code);
+      "--concurrency 64,128 --requests 400 --input-len 128 --output-len 100 --json "
+      "--efficiency request_overhead_us=0",
+      &code);
   ASSERT_EQ(code, 0) << out;
   const json j = json::parse(out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << out.substr(0, 300);
   EXPECT_EQ(j["model"], "roofline");
   EXPECT_EQ(j["limits"]["max_running_requests"], 48);
   EXPECT_EQ(j["limits"]["max_total_num_tokens"], 2079216);
-  EXPECT_DOUBLE_EQ(j["efficiency"]["bandwidth"].get<double>(), 0.8);
+  // The factors start from the defaults fitted for SGLang on Blackwell GPUs, and say so.
+  const GpuSpec& gpu = *GpuCatalog::builtin().find("rtx-pro-6000")->spec;
+  const CostDefaults defaults = cost_defaults("sglang", gpu);
+  ASSERT_TRUE(defaults.fitted);
+  EXPECT_DOUBLE_EQ(j["efficiency"]["bandwidth"].get<double>(), defaults.efficiency.bandwidth);
+  EXPECT_DOUBLE_EQ(j["efficiency"]["layer_overhead_us"].get<double>(),
+                   defaults.efficiency.layer_overhead_us);
+  EXPECT_EQ(j["efficiency"]["request_overhead_us"], 0);
+  EXPECT_NE(j["factors_basis"].get<std::string>().find("fitted on"), std::string::npos);
+  EXPECT_NE(j["factors_basis"].get<std::string>().find("factors typed: request_overhead_us=0"),
+            std::string::npos);
   EXPECT_DOUBLE_EQ(j["efficiency"]["accept_length"].get<double>(), 2.8);
   ASSERT_EQ(j["points"].size(), 2u);
   EXPECT_EQ(j["points"][0]["concurrency"], 64);
@@ -50,6 +65,12 @@ TEST(SimulateCommand, JsonGivesOnePointPerSweepValueWithTheLimitsAndFactors) {
         EXPECT_TRUE(p[k][q].is_number()) << k << "." << q;
     EXPECT_GT(p["output_tokens_per_s"].get<double>(), 0);
     EXPECT_FALSE(p["timeline"].empty());
+    // The step time by term adds up to the run's busy time (each step ends when its terms do).
+    double busy = 0;
+    for (const auto& [term, seconds] : p["step_time_s"].items())
+      busy += seconds.get<double>();
+    EXPECT_GT(busy, 0.9 * p["duration_s"].get<double>());
+    EXPECT_LE(busy, p["duration_s"].get<double>() * (1 + 1e-9));
   }
   EXPECT_EQ(j["points"][0]["queued"]["max"], 16);
   EXPECT_EQ(j["points"][1]["queued"]["max"], 80);
@@ -61,7 +82,11 @@ TEST(SimulateCommand, TextSaysItIsAModelAndPrintsItsFactors) {
       simulate("--rate 2,4 --arrival gamma:0.5 --requests 200 --efficiency bandwidth=0.6", &code);
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find("model: a roofline"), std::string::npos);
-  EXPECT_NE(out.find("efficiency  bandwidth=0.6 compute=0.5"), std::string::npos) << out;
+  EXPECT_NE(out.find("efficiency  bandwidth=0.6 compute="), std::string::npos) << out;
+  EXPECT_NE(out.find("factors     factors fitted on"), std::string::npos) << out;
+  EXPECT_NE(out.find("factors typed: bandwidth=0.6"), std::string::npos) << out;
+  EXPECT_NE(out.find("where the step time went"), std::string::npos) << out;
+  EXPECT_NE(out.find("ms per request before the scheduler sees it"), std::string::npos) << out;
   EXPECT_NE(out.find("open loop, gamma:0.5 arrivals"), std::string::npos);
   EXPECT_NE(out.find("\n  2/s "), std::string::npos);
   EXPECT_NE(out.find("\n  4/s "), std::string::npos);

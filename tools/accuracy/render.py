@@ -250,6 +250,56 @@ def block_headline_uncalibrated(recs: dict) -> str:
     return block_uncalibrated(recs, f"- **{UNCALIBRATED_LEAD}**")
 
 
+def pct_or_dash(v: float) -> str:
+    return "—" if v is None or v < 0 else f"{100.0 * v:.1f}%"
+
+
+def block_simulate_published(recs: dict) -> str:
+    """simulate against the published serving results (tests/twin/published_results_test.cc)."""
+    cal = recs.get("simulate-published-calibrated")
+    unc = recs.get("simulate-published-uncalibrated")
+    if not (cal and unc):
+        return None
+    out = (
+        f"Calibrated from one point of each of {cal['sweeps']} sweeps (its middle load), "
+        f"{cal['predicted']} other points predicted: median error **TPOT "
+        f"{pct_or_dash(cal['tpot'])}, output throughput {pct_or_dash(cal['throughput'])}**, "
+        f"TTFT {pct_or_dash(cal['ttft'])}.\n\n"
+        "Uncalibrated (the cost defaults of `data/cost-defaults.tsv`), per engine and GPU "
+        "family: the median error on the corpus, and what the defaults state for sweeps their "
+        "fit did not see (two folds by sweep):\n\n"
+        "| engine | GPU family | points | TPOT | output tok/s | TTFT | stated for unseen sweeps "
+        "(TPOT / tok/s / TTFT) | factors |\n|---|---|---|---|---|---|---|---|\n"
+    )
+    for r in unc["rows"]:
+        row = r["defaults_row"]
+        stated = (
+            f"{pct_or_dash(r['stated_tpot'])} / {pct_or_dash(r['stated_throughput'])} / "
+            f"{pct_or_dash(r['stated_ttft'])}"
+        )
+        if row == "*":
+            stated += " (the engine's fit over every family)"
+        out += (
+            f"| {r['engine']} | {r['family']} | {r['points']} | {pct_or_dash(r['tpot'])} | "
+            f"{pct_or_dash(r['throughput'])} | {pct_or_dash(r['ttft'])} | {stated} | "
+            f"`{r['factors']}` |\n"
+        )
+    return out
+
+
+def block_headline_simulate(recs: dict) -> str:
+    cal = recs.get("simulate-published-calibrated")
+    if not cal:
+        return None
+    return (
+        f"- **simulate against published GPU results**: calibrated from one point of a sweep, "
+        f"the other {cal['predicted']} points of {cal['sweeps']} sweeps within a median "
+        f"**{pct_or_dash(cal['tpot'])} on TPOT and {pct_or_dash(cal['throughput'])} on output "
+        f"throughput** (TTFT {pct_or_dash(cal['ttft'])}); uncalibrated errors per GPU family in "
+        "[docs/accuracy.md](docs/accuracy.md#simulate-against-published-results).\n"
+    )
+
+
 BLOCKS = {
     "oracles": block_oracles,
     "sglang-figures": block_sglang_figures,
@@ -263,6 +313,8 @@ BLOCKS = {
     "headline-oracles": block_headline_oracles,
     "headline-architectures": block_headline_architectures,
     "headline-uncalibrated": block_headline_uncalibrated,
+    "simulate-published": block_simulate_published,
+    "headline-simulate": block_headline_simulate,
 }
 
 MARKED = re.compile(
