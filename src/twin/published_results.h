@@ -22,8 +22,7 @@ namespace servescope {
 struct PublishedPoint {
   std::string id, sweep, source, engine, version, date, gpu, model, quantization, command;
   int gpus = 1, tp = 1, dp = 1;
-  bool speculative = false;  // the command runs a draft model (the notes or flags say so)
-  MeasuredPoint measured;    // load, mean lengths and the figures printed
+  MeasuredPoint measured;  // load, mean lengths and the figures printed
   double output_tokens_per_s = 0;
   double load() const { return measured.closed_loop ? measured.concurrency : measured.rate; }
 };

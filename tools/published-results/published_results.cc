@@ -1,8 +1,10 @@
 // published_results: simulate's error on the published-results corpus, and the fit of the cost
 // defaults (issue 36 items 4 and 5).
 //
-//   published_results evaluate DIR [--hand]   the errors per engine and GPU family, with the
-//                                             cost defaults (--hand: the hand-set factors)
+//   published_results evaluate [--hand] [--points] DIR
+//                                             the errors per engine and GPU family, with the
+//                                             cost defaults (--hand: the hand-set factors;
+//                                             --points: every point's, and its release)
 //   published_results fit DIR                 data/cost-defaults.tsv on stdout
 //
 // DIR is tests/published-results. `make cost-defaults` runs the fit into data/.
@@ -68,7 +70,7 @@ Loaded load(const std::string& dir) {
   return l;
 }
 
-int evaluate(const std::string& dir, bool hand) {
+int evaluate(const std::string& dir, bool hand, bool points) {
   Loaded l = load(dir);
   auto evals = evaluate_published(
       l.cases,
@@ -80,18 +82,19 @@ int evaluate(const std::string& dir, bool hand) {
   std::map<std::string, std::vector<const PointEvaluation*>> groups;
   for (const PointEvaluation& e : evals)
     groups[e.c->point->engine + " · " + e.c->family].push_back(&e);
-  if (std::getenv("PUBLISHED_POINTS") != nullptr) {
+  if (points) {
     for (const PointEvaluation& e : evals) {
       const PublishedPoint& p = *e.c->point;
       fmt::print(
           "{:<60} {:>7g} in {:>6} out {:>5} tpot {:>7.2f} tput {:>8.1f} ttft {:>8.1f} | unc {:>7} "
-          "{:>7} {:>7} | cal {:>7} {:>7} {:>7}{}\n",
+          "{:>7} {:>7} | cal {:>7} {:>7} {:>7}{} · release {}\n",
           p.id.substr(0, 60), p.load(), p.measured.input_len, p.measured.output_len,
           p.measured.tpot_p50_ms, p.output_tokens_per_s, p.measured.ttft_p50_ms,
           percent(e.uncalibrated.tpot), percent(e.uncalibrated.throughput),
           percent(e.uncalibrated.ttft), percent(e.calibrated ? e.calibrated->tpot : std::nullopt),
           percent(e.calibrated ? e.calibrated->throughput : std::nullopt),
-          percent(e.calibrated ? e.calibrated->ttft : std::nullopt), e.calibrates ? " *" : "");
+          percent(e.calibrated ? e.calibrated->ttft : std::nullopt),
+          e.calibrates ? " (calibrates its sweep)" : "", e.c->engine_basis);
     }
   }
   fmt::print("{} points read, {} simulated; not simulated:\n", l.points.size(), l.cases.size());
@@ -224,15 +227,26 @@ int fit(const std::string& dir) {
 
 int main(int argc, char** argv) {
   using namespace servescope;
-  const std::string usage = "usage: published_results (evaluate [--hand] | fit) DIR";
+  const std::string usage = "usage: published_results (evaluate [--hand] [--points] | fit) DIR";
   if (argc < 3) {
     std::cerr << usage << "\n";
     return 2;
   }
   const std::string mode = argv[1];
   if (mode == "evaluate") {
-    const bool hand = argc > 3 && std::string(argv[2]) == "--hand";
-    return evaluate(argv[argc - 1], hand);
+    bool hand = false, points = false;
+    for (int i = 2; i + 1 < argc; ++i) {
+      const std::string option = argv[i];
+      if (option == "--hand") {
+        hand = true;
+      } else if (option == "--points") {
+        points = true;
+      } else {
+        std::cerr << "published_results: unknown option " << option << "; " << usage << "\n";
+        return 2;
+      }
+    }
+    return evaluate(argv[argc - 1], hand, points);
   }
   if (mode == "fit")
     return fit(argv[2]);
