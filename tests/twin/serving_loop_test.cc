@@ -77,16 +77,22 @@ struct Harness {
   std::int64_t max_running = 0;
 };
 
+// The work of one request's whole prompt in one prefill step.
+StepWork one_prefill(std::int64_t tokens) {
+  StepWork w;
+  w.prefill_tokens = tokens;
+  w.prefill_attention = static_cast<double>(tokens) * (static_cast<double>(tokens + 1) / 2.0);
+  w.prefill_requests = 1;
+  return w;
+}
+
 TEST(ServingLoopTest, TokensArriveWhenTheCostModelSaysTheStepsEnd) {
   Harness h(llama_case());
   const double t0 = h.clock.now();
   auto sink = h.submit(100, 3);
   const auto first = h.loop.poll();
   ASSERT_TRUE(first);
-  StepWork prefill;
-  prefill.prefill_tokens = 100;
-  prefill.prefill_attention = 100 * (101 / 2.0);
-  prefill.prefill_requests = 1;
+  const StepWork prefill = one_prefill(100);
   EXPECT_DOUBLE_EQ(*first, t0 + h.c->cost->step_seconds(prefill));
   h.clock.set(*first);
   const auto second = h.loop.poll();
@@ -120,10 +126,7 @@ TEST(ServingLoopTest, ARequestReachesTheSchedulerItsOverheadAfterItCame) {
   h.clock.set(*wake);
   const auto first = h.loop.poll();
   ASSERT_TRUE(first);
-  StepWork prefill;
-  prefill.prefill_tokens = 100;
-  prefill.prefill_attention = 100 * (101 / 2.0);
-  prefill.prefill_requests = 1;
+  const StepWork prefill = one_prefill(100);
   EXPECT_DOUBLE_EQ(*first, t0 + 0.020 + h.c->cost->step_seconds(prefill));
   h.run();
   EXPECT_EQ(sink->tokens(), 2);
