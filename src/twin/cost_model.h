@@ -2,8 +2,9 @@
 // step (for MoE only the experts the batch routes to), the KV cache read per running token,
 // the recurrent state read and written per request, the FLOPs of the linear layers (MoE:
 // active experts only) and of attention, and a tensor-parallel all-reduce term. The step
-// takes max(memory time, compute time) + communication + a fixed overhead + a cost per sequence
-// in the step (the scheduler's and sampler's CPU work grows with the batch); a decode batch
+// takes max(memory time, compute time) + communication + a fixed overhead + a fixed cost per
+// layer of each pass (its kernels' latency floor) + a cost per sequence in the step (the
+// scheduler's and sampler's CPU work grows with the batch); a decode batch
 // that runs as a captured CUDA graph computes the graph's padded size. Each step's time is kept
 // by term (StepCost) so a result can say what dominated. The efficiency factors are named and
 // settable; the figures are a model, never a measurement.
