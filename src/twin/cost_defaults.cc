@@ -95,10 +95,13 @@ std::string CostDefaults::describe() const {
     return "hand-set factors: no published result behind them, no accuracy claimed";
   const std::string where =
       family == "*" ? "GPUs of every family (too few for this one alone)" : family + " GPUs";
+  auto error = [](double e) {
+    return e < 0 ? std::string("unknown") : fmt::format("{:.0f}%", e * 100);
+  };
   return fmt::format(
       "factors fitted on {} published {} results ({} sweeps) on {}; median error there on results "
-      "the fit did not see: TPOT {:.0f}%, output throughput {:.0f}%, TTFT {:.0f}%",
-      points, engine, sweeps, where, tpot_error * 100, throughput_error * 100, ttft_error * 100);
+      "the fit did not see: TPOT {}, output throughput {}, TTFT {}",
+      points, engine, sweeps, where, error(tpot_error), error(throughput_error), error(ttft_error));
 }
 
 }  // namespace servescope

@@ -161,8 +161,11 @@ void fit_group(const std::string& engine, const std::string& family,
       continue;
     auto fitted =
         calibrate_cost_model(calibration_cases(train), Efficiency{}, false, kFitIterations);
-    if (!fitted)
+    if (!fitted) {
+      std::cerr << fmt::format("published_results: {} {}, fold {}: {} (its error is left out)\n",
+                               engine, family, held, fitted.message());
       continue;
+    }
     for (const PublishedCase* c : test) {
       const PointError e = point_error(*c, fitted->efficiency);
       tpot.push_back(e.tpot);
