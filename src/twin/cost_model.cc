@@ -309,14 +309,15 @@ StepCost CostModel::step_cost(const StepWork& w) const {
     pass.layers = in_.layers_per_pass;
     return pass;
   };
-  add_pass(decode_pass(requests), cost);
+  StepCost exact;
+  add_pass(decode_pass(requests), exact);
   const double padded = padded_batch(requests);
   if (padded > requests) {
-    StepCost exact, with_padding;
-    add_pass(decode_pass(requests), exact);
+    StepCost with_padding;
     add_pass(decode_pass(padded), with_padding);
     cost.graph_padding = std::max(0.0, with_padding.total() - exact.total());
   }
+  cost += exact;
   StepCost draft;
   for (std::int64_t i = 0; i < in_.draft_steps; ++i)  // draft proposals, one token per request each
     add_pass({requests, in_.draft_weight_bytes, 0, 2.0 * in_.draft_params * requests, 0,

@@ -51,15 +51,9 @@ std::optional<PublishedPoint> read_point(const json& j, std::string& why) {
   const json& r = json_obj(j, "result");
   MeasuredPoint& m = p.measured;
   m.requests = static_cast<std::int64_t>(json_num(r, "completed", json_num(j, "num_prompts")));
-  if (m.requests < 1 && json_num(j, "max_concurrency") > 0) {
-    // A table that states its concurrency but not its request count: ten rounds of it, the
-    // steady state a sweep's point measures.
-    m.requests = std::min<std::int64_t>(kMaxSimulatedRequests,
-                                        std::llround(10 * json_num(j, "max_concurrency")));
-  }
   const double in_total = json_num(r, "total_input_tokens");
   const double out_total = json_num(r, "total_output_tokens");
-  const double n = static_cast<double>(m.requests);
+  const double n = static_cast<double>(m.requests);  // 0 where the source states no count
   m.input_len =
       std::llround(n > 0 && in_total > 0 ? in_total / n : json_num(j, "random_input_len"));
   m.output_len =
@@ -79,10 +73,12 @@ std::optional<PublishedPoint> read_point(const json& j, std::string& why) {
     m.concurrency = n;
   }
   // A closed loop reaches its steady state within a few rounds of its concurrency: simulate four
-  // (at least 64 requests) rather than a long run of the same load.
-  if (m.closed_loop)
-    m.requests = std::min<std::int64_t>(
-        m.requests, std::max<std::int64_t>(64, std::llround(4 * m.concurrency)));
+  // (at least 64 requests) rather than a long run of the same load — also where a table states
+  // its concurrency but not its request count.
+  if (m.closed_loop && concurrency > 0) {
+    const auto rounds = std::max<std::int64_t>(64, std::llround(4 * m.concurrency));
+    m.requests = m.requests > 0 ? std::min(m.requests, rounds) : rounds;
+  }
   m.ttft_p50_ms = latency_ms(r, "ttft_ms");
   m.tpot_p50_ms = latency_ms(r, "tpot_ms");
   p.output_tokens_per_s = json_num(r, "output_throughput");
@@ -103,20 +99,15 @@ std::optional<PublishedPoint> read_point(const json& j, std::string& why) {
 }
 
 // model-configs.tsv: a published checkpoint → the config in data/models/ whose architecture it
-// shares, the quantization its name adds, and why.
-struct ConfigFor {
-  std::string config, quantization;
-};
-
-std::optional<ConfigFor> config_for(const std::string& corpus_dir, const std::string& model) {
-  auto text = read_file(corpus_dir + "/model-configs.tsv");
-  if (!text)
-    return std::nullopt;
-  for (const auto& row : tsv_rows(*text)) {
-    if (row.size() >= 3 && row[0] == model)
-      return ConfigFor{std::string(row[1]), std::string(row[2])};
+// shares and the quantization its name adds (columns: model, config, quantization, why).
+std::vector<std::vector<std::string>> model_configs(const std::string& corpus_dir) {
+  std::vector<std::vector<std::string>> rows;
+  if (auto text = read_file(corpus_dir + "/model-configs.tsv")) {
+    for (const auto& row : tsv_rows(*text))
+      if (row.size() >= 3)
+        rows.push_back({std::string(row[0]), std::string(row[1]), std::string(row[2])});
   }
-  return std::nullopt;
+  return rows;
 }
 
 // A launch command of the point's model and parallelism, in the engine's own flags.
@@ -149,6 +140,7 @@ Result<std::vector<PublishedPoint>> read_published_results(const std::string& di
   if (ec || files.empty())
     return fail(fmt::format("{}: no *.jsonl published results", dir));
   std::sort(files.begin(), files.end());
+  const auto configs = model_configs(dir);
   std::vector<PublishedPoint> out;
   for (const std::string& file : files) {
     std::ifstream in(file);
@@ -162,23 +154,25 @@ Result<std::vector<PublishedPoint>> read_published_results(const std::string& di
       if (j.is_discarded() || !j.is_object())
         return fail(fmt::format("{}:{}: not a JSON object", file, number));
       std::string why;
-      if (auto p = read_point(j, why))
+      if (auto p = read_point(j, why)) {
+        p->config_model = p->model;
+        for (const auto& row : configs) {
+          if (row[0] == p->model) {
+            p->config_model = row[1];
+            p->added_quantization = row[2];
+          }
+        }
         out.push_back(std::move(*p));
-      else if (skipped != nullptr)
+      } else if (skipped != nullptr)
         skipped->push_back(fmt::format("{}: {}", json_str(j, "id"), why));
     }
   }
   return out;
 }
 
-Result<std::unique_ptr<PublishedCase>> prepare_published_case(const PublishedPoint& point,
-                                                              const std::string& corpus_dir) {
-  std::string model = point.model;
-  std::string quantization;
-  if (auto mapped = config_for(corpus_dir, point.model)) {
-    model = mapped->config;
-    quantization = mapped->quantization;
-  }
+Result<std::unique_ptr<PublishedCase>> prepare_published_case(const PublishedPoint& point) {
+  const std::string& model = point.config_model;
+  const std::string& quantization = point.added_quantization;
   const auto slash = model.find('/');
   if (slash == std::string::npos ||
       find_embedded_file(fmt::format("models/{}--{}.json", model.substr(0, slash),

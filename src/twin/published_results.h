@@ -21,19 +21,21 @@ namespace servescope {
 
 struct PublishedPoint {
   std::string id, sweep, source, engine, version, date, gpu, model, quantization, command;
+  // The bundled config it is simulated with and the quantization that adds (model-configs.tsv:
+  // a checkpoint of another's architecture), else the model itself and "".
+  std::string config_model, added_quantization;
   int gpus = 1, tp = 1, dp = 1;
   MeasuredPoint measured;  // load, mean lengths and the figures printed
   double output_tokens_per_s = 0;
   double load() const { return measured.closed_loop ? measured.concurrency : measured.rate; }
 };
 
-/// Every point of the corpus's *.jsonl files, in file order. `skipped` collects the points that
-/// name no load or no figure to compare, each with why.
+/// Every point of the corpus's *.jsonl files, in file order, with model-configs.tsv applied.
+/// `skipped` collects the points that name no load or no figure to compare, each with why.
 Result<std::vector<PublishedPoint>> read_published_results(const std::string& dir,
                                                            std::vector<std::string>* skipped);
 
-/// A point's scenario, plan and serving shape (the config from data/models/, through the
-/// corpus's model-configs.tsv for checkpoints that share another's architecture).
+/// A point's scenario, plan and serving shape (the config of `config_model` from data/models/).
 struct PublishedCase {
   const PublishedPoint* point = nullptr;
   BuiltScenario built;
@@ -44,8 +46,7 @@ struct PublishedCase {
 };
 
 /// Fails with why the point cannot be simulated (no config, the plan does not start, ...).
-Result<std::unique_ptr<PublishedCase>> prepare_published_case(const PublishedPoint& point,
-                                                              const std::string& corpus_dir);
+Result<std::unique_ptr<PublishedCase>> prepare_published_case(const PublishedPoint& point);
 
 /// Signed relative errors (simulated / published − 1) of one point; nullopt where the source
 /// printed no such figure.

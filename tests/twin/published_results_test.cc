@@ -46,7 +46,7 @@ const Corpus& corpus() {
       return out;
     out.points = std::move(*points);
     for (const PublishedPoint& p : out.points) {
-      auto prepared = prepare_published_case(p, kCorpus);
+      auto prepared = prepare_published_case(p);
       if (prepared)
         out.cases.push_back(std::move(*prepared));
       else

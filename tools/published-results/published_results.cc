@@ -57,7 +57,7 @@ Loaded load(const std::string& dir) {
   for (const std::string& s : skipped)
     ++l.refused[s.substr(s.find(": ") + 2)];
   for (const PublishedPoint& p : l.points) {
-    auto c = prepare_published_case(p, dir);
+    auto c = prepare_published_case(p);
     if (c) {
       l.cases.push_back(std::move(*c));
     } else {
