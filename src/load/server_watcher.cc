@@ -257,11 +257,16 @@ void ServerWatcher::received(Probe& probe, int status, std::string_view body) {
     ++view_.scrape_errors;
   if (ready_ && probe.metrics)
     baseline_done();
+  // A reading sent before the last request ended may miss its counters (a prefix-cache hit
+  // rate short of the last requests): the last reading is one sent after finish().
+  if (finishing_ && probe.metrics && probe.sent_at < finish_at_ && !metrics_->busy)
+    metrics_->start(metrics_request_);
   maybe_done();
 }
 
 void ServerWatcher::finish(std::function<void()> then) {
   finishing_ = true;
+  finish_at_ = loop_.now();
   then_ = std::move(then);
   if (tick_timer_ != 0)
     loop_.cancel(tick_timer_);

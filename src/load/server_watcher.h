@@ -65,6 +65,7 @@ class ServerWatcher final : public PointObserver {
   std::function<void()> then_;
   std::function<void()> ready_;  // waiting for the baseline reading
   double t0_ = 0;
+  double finish_at_ = 0;  // when finish() was called: readings sent before it are not the last
   EventLoop::TimerId tick_timer_ = 0, finish_timer_ = 0, baseline_timer_ = 0;
   bool finishing_ = false;
   ServerView view_;
