@@ -11,10 +11,16 @@
 # Workloads (both streaming, ignore_eos, fixed lengths, PEERS_REQUESTS requests, no warm-up):
 #   c4  closed loop, 4 in flight            r2  2 req/s, constant arrivals, at most 4 in flight
 # PEERS_PARTS="a b c" picks the parts (default all); PEERS_* also set the sizes (see below).
+# Goodput: before a workload's clients, a short servescope run of it sets the objectives every
+# client is then given (servescope --slo, vllm --goodput, aiperf --goodput): TPOT midway between
+# that run's p50 and p90 (so some requests miss it), TTFT loose (3 × its p90 + 20 ms: client overheads differ by
+# milliseconds). Each client's own goodput figure is tabled with a Wilson 95% interval on its
+# attainment.
 # Exit status: 1 if an assertion fails — each client completed N requests with N x OUT output
 # tokens; the server counted N requests and N x OUT generated tokens in each client's run (and
 # N x IN prompt tokens in servescope's: token-id prompts); every client's TTFT and E2E medians
-# are within PEERS_FACTOR (or PEERS_SLACK_MS) of each other and of the server's means. The CPU
+# are within PEERS_FACTOR (or PEERS_SLACK_MS) of each other and of the server's means; the
+# clients' attainment intervals overlap (PEERS_GOODPUT_ASSERT=0 reports them only). The CPU
 # part has no assertions. 2: setup missing. Needs `make real-engine` and `ninja -C build`.
 # Everything it starts listens on 127.0.0.1 and is stopped by its process group on exit.
 set -uo pipefail
@@ -26,7 +32,7 @@ MODEL=$RE/.models/llama-f32-hd32          # weights + tokenizer (real engine, pe
 PLAN_MODEL=$ROOT/tests/real/models/llama-f32-hd32   # the same config.json, for the twin's plan
 HELP=$ROOT/bench/peers_report.py
 N=${PEERS_REQUESTS:-40} IN=${PEERS_INPUT_LEN:-64} OUT_LEN=${PEERS_OUTPUT_LEN:-32}
-FACTOR=${PEERS_FACTOR:-3} SLACK=${PEERS_SLACK_MS:-20}
+FACTOR=${PEERS_FACTOR:-3} SLACK=${PEERS_SLACK_MS:-20} GOODPUT_ASSERT=${PEERS_GOODPUT_ASSERT:-1}
 COST_C=${PEERS_COST_CONCURRENCY:-32} COST_OUT=${PEERS_COST_OUTPUT_LEN:-256}
 COST_SMALL=${PEERS_COST_SMALL:-40} COST_BIG=${PEERS_COST_BIG:-400}
 CLIENT_TIMEOUT=${PEERS_CLIENT_TIMEOUT:-240}
@@ -72,26 +78,36 @@ run_clients() {
         vl_load=(--max-concurrency 4 --request-rate 2 --burstiness 1000000)
         ai_load=(--concurrency 4 --request-rate 2 --arrival-pattern constant) ;;
   esac
+  # The objectives, from a short run of the same workload (see the head of this file).
+  timeout "$CLIENT_TIMEOUT" "$SS" bench --url "$url" --model tiny --requests 16 --input-len "$IN" \
+    --output-len "$OUT_LEN" "${ss_load[@]}" --timeout 120s --quiet --json "$d/slo-calibration.json" \
+    > /dev/null 2>&1
+  $PY "$HELP" objectives "$d/slo-calibration.json" > "$d/slo.txt" || echo "peers.sh: no objectives" >&2
+  local ttft tpot
+  read -r ttft tpot < "$d/slo.txt" 2>/dev/null || { ttft=60000; tpot=60000; }
   for c in servescope vllm aiperf; do
     $PY "$HELP" scrape "$url" "$d/$c.before.prom" || echo "peers.sh: /metrics read failed" >&2
     case $c in
       servescope)
         timeout "$CLIENT_TIMEOUT" "$SS" bench --url "$url" --model tiny --requests "$N" \
           --input-len "$IN" --output-len "$OUT_LEN" "${ss_load[@]}" --timeout 120s --quiet \
-          --json "$d/servescope.json" > "$d/servescope.log" 2>&1 ;;
+          --slo "ttft:${ttft}ms,tpot:${tpot}ms" --json "$d/servescope.json" \
+          > "$d/servescope.log" 2>&1 ;;
       vllm)
         timeout "$CLIENT_TIMEOUT" "$VR/bin/vllm" bench serve --backend openai --base-url "$url" \
           --endpoint /v1/completions --model tiny --tokenizer "$MODEL" --dataset-name random \
           --random-input-len "$IN" --random-output-len "$OUT_LEN" --num-prompts "$N" \
           "${vl_load[@]}" --ignore-eos --temperature 0 --seed 1 --save-result --save-detailed \
           --result-dir "$d" --result-filename vllm.json --percentile-metrics ttft,tpot,itl,e2el \
-          --metric-percentiles 50,90,99 --disable-tqdm > "$d/vllm.log" 2>&1 ;;
+          --metric-percentiles 50,90,99 --goodput "ttft:$ttft" "tpot:$tpot" --disable-tqdm \
+          > "$d/vllm.log" 2>&1 ;;
       aiperf)
         timeout "$CLIENT_TIMEOUT" env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE "$VA/bin/aiperf" profile -m tiny --tokenizer "$MODEL" --url "$url" \
           --endpoint-type completions --streaming --synthetic-input-tokens-mean "$IN" \
           --synthetic-input-tokens-stddev 0 --output-tokens-mean "$OUT_LEN" \
           --output-tokens-stddev 0 --request-count "$N" "${ai_load[@]}" \
           --extra-inputs ignore_eos:true --extra-inputs temperature:0 --use-server-token-count \
+          --goodput "time_to_first_token:$ttft inter_token_latency:$tpot" \
           --random-seed 1 --ui-type none --artifact-dir "$d/aiperf" > "$d/aiperf.log" 2>&1 ;;
     esac
     echo "  $w $c: exit $? ($(date -u +%T), load $(cut -d" " -f1 /proc/loadavg))" >&2
@@ -104,7 +120,8 @@ TABLES=$OUT/tables.md
 : > "$TABLES"
 echo "# peers.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · N=$N in=$IN out=$OUT_LEN · load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$TABLES"
 report() {  # report DIR TITLE
-  $PY "$HELP" table "$1" "$2" "$N" "$OUT_LEN" "$IN" "$FACTOR" "$SLACK" | tee -a "$TABLES"
+  $PY "$HELP" table "$1" "$2" "$N" "$OUT_LEN" "$IN" "$FACTOR" "$SLACK" "$GOODPUT_ASSERT" \
+    | tee -a "$TABLES"
   [ "${PIPESTATUS[0]}" = 0 ] || STATUS=1
 }
 

@@ -5,9 +5,12 @@
   peers_report.py cpu OUT.json -- CMD ...     run CMD as a child subreaper, reap every descendant,
                                               write its CPU seconds (user, sys) and wall time;
                                               exits with CMD's status
-  peers_report.py table DIR TITLE N OUT_LEN IN_LEN FACTOR SLACK_MS
+  peers_report.py objectives RUN.json          print "TTFT_MS TPOT_MS", the objectives every client
+                                              is given, from a servescope run of the workload
+  peers_report.py table DIR TITLE N OUT_LEN IN_LEN FACTOR SLACK_MS [GOODPUT_ASSERT]
                                               side-by-side table of one target (DIR/<client>.*),
-                                              exit 1 if an assertion fails
+                                              with each client's goodput under DIR/slo.txt's
+                                              objectives; exit 1 if an assertion fails
   peers_report.py cost DIR                    CPU per streamed token of each client, and the ratios
 
 Client files in DIR: servescope.json (servescope bench --json), vllm.json (vllm bench serve
@@ -155,6 +158,78 @@ def load_client(d, client):
     return None
 
 
+# ---------------------------------------------------------------- goodput
+def objectives(run):
+    """TPOT midway between the run's p50 and p90 (some requests miss it); TTFT loose:
+    3 x p90 + 20 ms (the clients' own overheads differ by milliseconds)."""
+    p = json.load(open(run))["points"][0]
+    ttft = 3 * p["ttft_ms"]["p90"] + 20
+    tpot = p["tpot_ms"]["p50"] + (p["tpot_ms"]["p90"] - p["tpot_ms"]["p50"]) / 2
+    print(f"{ttft:.2f} {tpot:.3f}")
+    return 0
+
+
+def wilson(good, n, z=1.96):
+    """The Wilson 95% interval of a proportion good / n."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = good / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def load_goodput(d, client):
+    """(good requests, completed, goodput req/s) as the client itself reports them."""
+    try:
+        if client == "servescope":
+            p = json.load(open(f"{d}/servescope.json"))["points"][0]
+            s = p["slo"]
+            return s["met"], s["requests"], s["goodput_requests_per_s"]
+        if client == "vllm":
+            j = json.load(open(f"{d}/vllm.json"))
+            good = round(j["request_goodput"] * j["duration"])
+            return good, j["completed"], j["request_goodput"]
+        if client == "aiperf":
+            j = json.load(open(f"{d}/aiperf/profile_export_aiperf.json"))
+            return (round(j["good_request_count"]["avg"]), round(j["request_count"]["avg"]),
+                    j["goodput"]["avg"])
+    except (OSError, KeyError, TypeError, ValueError, IndexError):
+        return None
+    return None
+
+
+def goodput_table(d, failures, check):
+    if not os.path.exists(f"{d}/slo.txt"):
+        return
+    ttft, tpot = open(f"{d}/slo.txt").read().split()
+    print(f"\nGoodput under ttft:{ttft}ms and tpot:{tpot}ms, each client's own figure "
+          "(vllm: request_goodput x duration; aiperf: good_request_count):\n")
+    print("| client | met the objectives | attainment (Wilson 95%) | goodput req/s |")
+    print("|---|---|---|---|")
+    seen = {}
+    for c in CLIENTS:
+        g = load_goodput(d, c)
+        if g is None:
+            print(f"| {LABEL[c]} | no goodput in its result |||")
+            failures.append(f"{c}: no goodput figure") if check else None
+            continue
+        good, n, rate = g
+        lo, hi = wilson(good, n)
+        seen[c] = (lo, hi)
+        print(f"| {LABEL[c]} | {good} of {n} | {100 * good / max(n, 1):.1f}% "
+              f"({100 * lo:.1f}–{100 * hi:.1f}%) | {rate:.2f} |")
+    if not check:
+        return
+    names = list(seen)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            (alo, ahi), (blo, bhi) = seen[a], seen[b]
+            if ahi < blo or bhi < alo:
+                failures.append(f"goodput: {a}'s attainment interval {100 * alo:.1f}–{100 * ahi:.1f}% "
+                                f"and {b}'s {100 * blo:.1f}–{100 * bhi:.1f}% do not overlap")
+
+
 def fmt3(x):
     if not x:
         return "—"
@@ -167,7 +242,7 @@ def fmtm(x):
     return f"{x['mean']:.1f} ({fmt3(x)})"
 
 
-def table(d, title, n, out_len, in_len, factor, slack):
+def table(d, title, n, out_len, in_len, factor, slack, goodput_assert="1"):
     n, out_len, in_len, factor, slack = int(n), int(out_len), int(in_len), float(factor), float(slack)
     print(f"\n### {title}\n")
     print("| client | done | out tok | in tok (client) | TTFT ms p50/p90/p99 | ITL ms p50/p90/p99 "
@@ -239,6 +314,7 @@ def table(d, title, n, out_len, in_len, factor, slack):
     outs = {c: rows[c]["out"] for c in ok}
     if len(set(outs.values())) > 1:
         failures.append(f"output tokens differ across clients: {outs}")
+    goodput_table(d, failures, goodput_assert != "0")
     print(f"\nAssertions (counts exact; TTFT/E2E medians within x{factor:g} or {slack:g} ms of each "
           f"other and of the server's means): " + ("all hold" if not failures else "FAILED"))
     for f in failures:
@@ -319,8 +395,10 @@ def main(argv):
         return 0
     if len(argv) >= 4 and argv[0] == "cpu" and argv[2] == "--":
         return cpu(argv[1], argv[3:])
-    if len(argv) == 8 and argv[0] == "table":
+    if len(argv) in (8, 9) and argv[0] == "table":
         return table(*argv[1:])
+    if len(argv) == 2 and argv[0] == "objectives":
+        return objectives(argv[1])
     if len(argv) == 2 and argv[0] == "cost":
         return cost(argv[1])
     sys.stderr.write(__doc__)
