@@ -97,7 +97,7 @@ Result<BenchExpectation> expectation_from_plan(const ScenarioOptions& options) {
 }
 
 ExitStatus run_compare(const std::vector<std::string>& files, const CompareOptions& options,
-                       const std::string& json_path, const std::string& markdown_path) {
+                       const std::string& json_path, const ReportOutputs& reports) {
   auto a = read_json_file(files[0], "bench --compare");
   if (!a)
     return usage_error(a.message());
@@ -107,13 +107,14 @@ ExitStatus run_compare(const std::vector<std::string>& files, const CompareOptio
   auto c = compare_runs(*a, *b, files[0], files[1], options);
   if (!c)
     return usage_error(c.message());
-  if (json_path != "-" && markdown_path != "-")
+  if (json_path != "-" && reports.markdown != "-" && reports.html != "-")
     std::cout << render_comparison_text(*c);
+  const nlohmann::json doc = comparison_json(*c);
   if (!json_path.empty())
-    if (Status st = write_output(json_path, comparison_json(*c).dump(2) + "\n"); !st)
+    if (Status st = write_output(json_path, doc.dump(2) + "\n"); !st)
       return usage_error(st.message());
-  if (!markdown_path.empty())
-    if (Status st = write_output(markdown_path, render_comparison_markdown(*c)); !st)
+  if (reports.any())
+    if (Status st = write_reports(reports, doc); !st)
       return usage_error(st.message());
   return ExitStatus::kOk;
 }
@@ -188,7 +189,7 @@ ExitStatus run_bench(const CommandArgs& args) {
   app.add_option("--url", url, "The server, http://HOST:PORT (the only address contacted)");
   std::string find_max, budget = "10m";
   double min_attainment = 99, precision = 10;
-  int max_repeats = 3;
+  int max_repeats = 3, repeat = 1;
   app.add_option("--find-max", find_max,
                  "Search the highest load (rate or concurrency) whose point meets --slo: "
                  "doubling, then bisection, each verdict settled by 95% intervals")
@@ -249,6 +250,10 @@ ExitStatus run_bench(const CommandArgs& args) {
                  "it has ended and re-sends the history (earlier prompts, answers as tokens of "
                  "their length) plus its own --input-len tokens")
       ->check(CLI::Range(1, 64));
+  app.add_option("--repeat", repeat,
+                 "Run each point N times in a row: latency over every run's requests, throughput "
+                 "per run (mean ± sd; --compare puts an interval on it from 3 runs)")
+      ->check(CLI::Range(1, 100));
   app.add_option("--warmup", warmup, "Requests sent first at each point and left out")
       ->capture_default_str();
   app.add_option("--seed", seed, "Seed of prompts, lengths and arrivals")->capture_default_str();
@@ -292,7 +297,7 @@ ExitStatus run_bench(const CommandArgs& args) {
   if (!compare.empty()) {
     CompareOptions co;
     co.min_effect = min_effect / 100;
-    return run_compare(compare, co, json_path, reports.markdown);
+    return run_compare(compare, co, json_path, reports);
   }
   if (url.empty())
     return usage_error("bench: --url is required (or --compare A.json B.json)");
@@ -321,6 +326,7 @@ ExitStatus run_bench(const CommandArgs& args) {
   o.ignore_eos = !no_ignore_eos;
   o.continuous_usage = !no_continuous_usage;
   o.details = details;
+  o.repeats = repeat;
   o.engine = engine_names;
   o.watch_server = !no_server_view;
   o.generator = "servescope";
@@ -437,6 +443,10 @@ ExitStatus run_bench(const CommandArgs& args) {
   }
 
   if (!find_max.empty()) {
+    if (repeat > 1)
+      return usage_error(
+          "bench: --repeat runs a sweep's points again; --find-max repeats an unsettled load "
+          "itself (--max-repeats N)");
     FindMaxCli f{find_max, budget, min_attainment, precision, max_repeats, requests, quiet};
     return run_find_max(o, f, json_path);
   }

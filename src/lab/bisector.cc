@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/text.h"
+#include "load/run_compare.h"
 
 namespace servescope {
 namespace {
@@ -24,6 +25,13 @@ bool same_value(double a, double b) {
   const bool integral = a == std::floor(a) && b == std::floor(b);
   const double scale = std::max({1.0, std::fabs(a), std::fabs(b)});
   return std::fabs(a - b) <= (integral ? 1e-9 : 1e-3) * scale;
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v)
+    sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
 }
 
 std::string outcome_text(const ExperimentRecord& r) {
@@ -332,6 +340,26 @@ bool Bisector::setup_endpoints(BisectResult& result) {
           "nothing to isolate",
           g, b, rel * 100, options_.tolerance * 100);
       return false;
+    }
+    // The statistics of `bench --compare`: an interval on the change over the repeats.
+    if (auto ci = mean_change_interval(gr.values, br.values)) {
+      const std::string interval = fmt::format(
+          "bad against good over {} and {} repeats: mean {:+.1f}% (95% CI {:+.1f}% to "
+          "{:+.1f}%, bootstrap)",
+          gr.values.size(), br.values.size(), 100 * (mean(br.values) / mean(gr.values) - 1),
+          100 * ci->first, 100 * ci->second);
+      if (ci->first <= 0 && ci->second >= 0) {
+        result.error = interval +
+                       ": no difference beyond noise, nothing to isolate (raise "
+                       "--repeat or the load point's --requests)";
+        return false;
+      }
+      result.notes.push_back(interval + ": a real difference");
+    } else {
+      result.notes.push_back(fmt::format(
+          "good and bad differ by {:.1f}% on {} and {} repeats: fewer than {} on a side, so no "
+          "interval (--repeat {} gives one)",
+          rel * 100, gr.values.size(), br.values.size(), kMinRunsForInterval, kMinRunsForInterval));
     }
   } else if (same_value(g, b)) {
     result.error = fmt::format("good and bad both give {} = {:g}: there is nothing to isolate",

@@ -199,5 +199,70 @@ TEST_F(BisectorTest, SameValuesAtBothEndsIsNothingToIsolate) {
   EXPECT_EQ(r.launches(), 2);
 }
 
+// A bench figure by experiment: the good end (runs/001) and the bad end (runs/002) each measure
+// their repeats in turn from a list; every other experiment measures like the good end.
+class ScriptedProbe final : public BenchProbe {
+ public:
+  ScriptedProbe(std::vector<double> good, std::vector<double> bad)
+      : good_(std::move(good)), bad_(std::move(bad)) {}
+  Result<double> measure(const std::string&, const MetricSpec&,
+                         const std::string& json_path) override {
+    const bool bad = json_path.find("runs/002") != std::string::npos;
+    std::vector<double>& values = bad ? bad_ : good_;
+    std::size_t& next = bad ? next_bad_ : next_good_;
+    return values[next++ % values.size()];
+  }
+
+ private:
+  std::vector<double> good_, bad_;
+  std::size_t next_good_ = 0, next_bad_ = 0;
+};
+
+BisectResult bisect_throughput(FakeProcessHost& host, const fs::path& dir, ScriptedProbe& probe) {
+  RunnerOptions ro;
+  ro.launch = *LaunchTemplate::parse("server {flags} --port {port}", false);
+  ro.ready_url = "http://127.0.0.1:{port}/health";
+  ro.poll_s = 0.5;
+  ro.grace_s = 5;
+  ro.metric = *parse_metric("output_throughput@c=4", {});
+  ro.repeat = 3;
+  ro.bench = &probe;
+  ExperimentRunner runner(host, ro);
+  auto journal = Journal::create((dir / "journal.jsonl").string(), {{"metric", "throughput"}});
+  EXPECT_TRUE(journal) << journal.message();
+  BisectOptions o;
+  o.good = *parse_flags("--tp 4", "--good");
+  o.bad = *parse_flags("--tp 4 --disable-radix-cache --page-size 16", "--bad");
+  o.metric = ro.metric;
+  o.tolerance = 0.05;
+  o.out_dir = dir.string();
+  o.use_model = false;
+  Bisector b(host, runner, *journal, o);
+  return b.run();
+}
+
+// Medians 100 and 115 (beyond the 5% tolerance), but repeats so spread that the bootstrap
+// interval on the change of the means holds zero: nothing is bisected.
+TEST_F(BisectorTest, NoisyEndsThatDoNotDifferBeyondNoiseAreNotBisected) {
+  ScriptedProbe probe({100, 60, 140}, {115, 75, 155});
+  const BisectResult r = bisect_throughput(host_, dir_, probe);
+  EXPECT_TRUE(r.culprits.empty());
+  EXPECT_NE(r.error.find("no difference beyond noise"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("95% CI"), std::string::npos) << r.error;
+  EXPECT_EQ(r.launches(), 2);
+}
+
+// Tight repeats 15% apart: a real difference, said with its interval, and bisected.
+TEST_F(BisectorTest, NoisyEndsThatDifferAreBisectedAndTheIntervalIsSaid) {
+  ScriptedProbe probe({100, 101, 99}, {85, 86, 84});
+  const BisectResult r = bisect_throughput(host_, dir_, probe);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  bool said = false;
+  for (const std::string& n : r.notes)
+    said = said || (n.find("95% CI -1") != std::string::npos &&
+                    n.find("a real difference") != std::string::npos);
+  EXPECT_TRUE(said) << (r.notes.empty() ? "" : r.notes.front());
+}
+
 }  // namespace
 }  // namespace servescope

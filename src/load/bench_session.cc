@@ -8,6 +8,7 @@
 #include "load/asio_client.h"
 #include "load/cross_check.h"
 #include "load/point_summary.h"
+#include "load/repeated_runs.h"
 #include "load/server_watcher.h"
 #include "load/slo.h"
 
@@ -78,6 +79,7 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   if (!o.points.empty()) {
     report.requests = o.points.front().requests;
     report.duration_s = o.points.front().requests > 0 ? 0 : o.points.front().duration_s;
+    report.runs_per_point = std::max(o.repeats, 1);
     report.timeout_s = o.points.front().timeout_s;
   }
 
@@ -127,6 +129,7 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   // Conversations are dropped unfinished (at a point's end, after a failed turn), so each
   // request may have to start one: with --multi-turn T the pool holds T prompts per request.
   total *= static_cast<std::size_t>(std::max<std::int64_t>(o.dataset.turns, 1));
+  total *= static_cast<std::size_t>(std::max(o.repeats, 1));
   dataset_options.count = std::min<std::size_t>(std::max<std::size_t>(total, 1), kMaxPrompts);
   auto dataset = o.trace ? trace_dataset(o, dataset_options.token_ids, kMaxPrompts)
                          : load_dataset(dataset_options);
@@ -173,8 +176,26 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
     std::unique_ptr<ProgressAdapter> adapter;
     if (progress)
       adapter = std::make_unique<ProgressAdapter>(progress, i + 1, n);
-    PointData data = runner.run(plan, watcher.get(), adapter.get());
+    PointData data;
+    std::vector<RunFigures> runs;
+    const int repeats = std::max(o.repeats, 1);
+    for (int run = 1; run <= repeats; ++run) {
+      std::unique_ptr<RepeatObserver> observer;
+      if (watcher)
+        observer = std::make_unique<RepeatObserver>(*watcher, run, repeats);
+      PointData one = runner.run(plan, observer.get(), adapter.get());
+      if (repeats > 1)
+        runs.push_back(run_figures(one));
+      if (run == 1)
+        data = std::move(one);
+      else
+        pool_run(data, std::move(one));
+    }
     BenchPoint point = summarize_point(plan, data, o.details);
+    if (repeats == 1)
+      runs.push_back({point.requests_completed, point.duration_s, point.requests_per_s,
+                      point.output_tokens_per_s});
+    point.runs = std::move(runs);
     if (!o.slo.empty())
       point.slo = judge_slo(o.slo, data.records, point);
     if (watcher) {

@@ -27,6 +27,7 @@ struct BenchOptions {
   bool ignore_eos = true;
   bool continuous_usage = true;
   std::vector<PointPlan> points;
+  int repeats = 1;  // --repeat: runs of each point, pooled (load/repeated_runs.h)
   DatasetOptions dataset;
   std::shared_ptr<const Trace> trace;  // --trace: prompts and sends from it (points: trace_points)
   std::string trace_name;

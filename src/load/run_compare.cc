@@ -66,6 +66,15 @@ Interval bootstrap(const std::vector<double>& a, const std::vector<double>& b, d
   return {at(0.025), at(0.975)};
 }
 
+std::vector<double> run_values(const json& p, const char* field) {
+  std::vector<double> out;
+  for (const json& run : json_arr(p, "runs")) {
+    if (run.is_object() && run.contains(field) && run[field].is_number())
+      out.push_back(run[field].get<double>());
+  }
+  return out;
+}
+
 std::string percent(double x) {
   const double p = std::round(x * 1000) / 10;
   return fmt::format("{:.1f}%", p == 0 ? 0.0 : p);  // no "-0.0%"
@@ -78,7 +87,7 @@ void describe(MetricChange& m, double min_effect, const std::string& b_name) {
   if (m.change == 0)
     head = fmt::format("{} is the same in {}", m.metric, b_name);
   if (!m.low) {
-    m.sentence = head + ": one figure per run, no interval (repeat the runs to judge it)";
+    m.sentence = head + ": one figure per run, no interval (bench --repeat 3 or more to judge it)";
     return;
   }
   head += fmt::format(" (95% CI {} to {})", percent(*m.low), percent(*m.high));
@@ -93,6 +102,33 @@ void describe(MetricChange& m, double min_effect, const std::string& b_name) {
 }
 
 }  // namespace
+
+std::optional<std::pair<double, double>> mean_change_interval(const std::vector<double>& a,
+                                                              const std::vector<double>& b,
+                                                              const CompareOptions& o) {
+  if (a.size() < kMinRunsForInterval || b.size() < kMinRunsForInterval)
+    return std::nullopt;
+  std::mt19937_64 rng(o.seed);
+  std::vector<double> changes;
+  changes.reserve(static_cast<std::size_t>(o.resamples));
+  for (int r = 0; r < o.resamples; ++r) {
+    double sa = 0, sb = 0;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      sa += a[rng() % a.size()];
+    for (std::size_t k = 0; k < b.size(); ++k)
+      sb += b[rng() % b.size()];
+    if (sa > 0)
+      changes.push_back(
+          (sb / static_cast<double>(b.size())) / (sa / static_cast<double>(a.size())) - 1);
+  }
+  if (changes.empty())
+    return std::nullopt;
+  std::sort(changes.begin(), changes.end());
+  const auto at = [&](double p) {
+    return changes[static_cast<std::size_t>(p * static_cast<double>(changes.size() - 1))];
+  };
+  return std::pair{at(0.025), at(0.975)};
+}
 
 Result<RunComparison> compare_runs(const json& a, const json& b, const std::string& a_name,
                                    const std::string& b_name, const CompareOptions& o) {
@@ -159,6 +195,11 @@ Result<RunComparison> compare_runs(const json& a, const json& b, const std::stri
       if (m.a <= 0)
         continue;
       m.change = m.b / m.a - 1;
+      // Throughput is one figure per run: an interval needs runs (bench --repeat N).
+      if (auto ci = mean_change_interval(run_values(pa[i], field), run_values(pb[i], field), o)) {
+        m.low = ci->first;
+        m.high = ci->second;
+      }
       describe(m, o.min_effect, "B");
       c.changes.push_back(std::move(m));
     }
@@ -169,8 +210,9 @@ Result<RunComparison> compare_runs(const json& a, const json& b, const std::stri
 std::string render_comparison_text(const RunComparison& c) {
   std::string out = fmt::format("bench --compare: A = {}, B = {}\n", c.a_name, c.b_name);
   out += fmt::format(
-      "  95% intervals by percentile bootstrap over each run's requests ({} resamples); a "
-      "difference counts from {}\n",
+      "  95% intervals by percentile bootstrap ({} resamples) over each run's requests for "
+      "latency, over each side's runs (bench --repeat) for throughput; a difference counts from "
+      "{}\n",
       c.resamples, percent(c.min_effect));
   std::string point;
   for (const MetricChange& m : c.changes) {
@@ -185,21 +227,6 @@ std::string render_comparison_text(const RunComparison& c) {
   return out;
 }
 
-std::string render_comparison_markdown(const RunComparison& c) {
-  std::string out =
-      fmt::format("# servescope bench --compare\n\n- A: `{}`\n- B: `{}`\n\n", c.a_name, c.b_name);
-  out += "| point | metric | A | B | change | 95% CI | verdict |\n|---|---|---|---|---|---|---|\n";
-  for (const MetricChange& m : c.changes) {
-    out +=
-        fmt::format("| {} | {} | {:.2f} | {:.2f} | {} | {} | {} |\n", m.point, m.metric, m.a, m.b,
-                    percent(m.change), m.low ? percent(*m.low) + " to " + percent(*m.high) : "–",
-                    m.sentence.substr(m.sentence.rfind(": ") + 2));
-  }
-  for (const std::string& n : c.notes)
-    out += "\n> " + n + "\n";
-  return out;
-}
-
 json comparison_json(const RunComparison& c) {
   json rows = json::array();
   for (const MetricChange& m : c.changes) {
@@ -211,6 +238,7 @@ json comparison_json(const RunComparison& c) {
                     {"ci_low", m.low ? json(*m.low) : json(nullptr)},
                     {"ci_high", m.high ? json(*m.high) : json(nullptr)},
                     {"real_difference", m.real},
+                    {"lower_is_better", m.lower_is_better},
                     {"verdict", m.sentence}});
   }
   return {{"compare", {{"a", c.a_name}, {"b", c.b_name}}},

@@ -1,13 +1,14 @@
 // `bench --compare A.json B.json`: did two runs differ? Per point and per latency metric, the
 // relative change from A to B with a 95% bootstrap interval over the requests each run recorded
-// (runs made with --details), and a plain verdict; throughput, one figure per run, is compared
-// without an interval and says so.
+// (runs made with --details), and a plain verdict; throughput, one figure per run, gets its
+// interval from the runs of `bench --repeat N` (N ≥ 3), and without them says it has none.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -39,13 +40,23 @@ struct CompareOptions {
   std::uint64_t seed = 1;
 };
 
+/// Runs needed on each side before throughput gets an interval.
+inline constexpr std::size_t kMinRunsForInterval = 3;
+
+/// The 95% percentile-bootstrap interval of mean(b) / mean(a) − 1, resampling each side's runs
+/// (values of one figure, one per run: throughput under bench --repeat, a bisect experiment's
+/// repeats); none with fewer than kMinRunsForInterval on a side.
+std::optional<std::pair<double, double>> mean_change_interval(const std::vector<double>& a,
+                                                              const std::vector<double>& b,
+                                                              const CompareOptions& options = {});
+
 /// Fails when the documents are not bench results or their points do not correspond.
 Result<RunComparison> compare_runs(const nlohmann::json& a, const nlohmann::json& b,
                                    const std::string& a_name, const std::string& b_name,
                                    const CompareOptions& options = {});
 
 std::string render_comparison_text(const RunComparison& c);
-std::string render_comparison_markdown(const RunComparison& c);
+/// The --json document; report/compare_report renders it as Markdown and HTML.
 nlohmann::json comparison_json(const RunComparison& c);
 
 }  // namespace servescope

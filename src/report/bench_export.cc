@@ -78,6 +78,16 @@ nlohmann::json slo_texts(const BenchReport& r) {
   return out;
 }
 
+nlohmann::json runs_json(const std::vector<RunFigures>& runs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RunFigures& r : runs)
+    out.push_back({{"requests_completed", r.requests_completed},
+                   {"duration_s", r.duration_s},
+                   {"requests_per_s", r.requests_per_s},
+                   {"output_tokens_per_s", r.output_tokens_per_s}});
+  return out;
+}
+
 nlohmann::json slo_json(const SloResult& s) {
   nlohmann::json percentiles = nlohmann::json::array();
   for (const SloPercentile& p : s.percentiles) {
@@ -161,6 +171,7 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
          p.cross_check.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cross_check_agrees)},
         {"warnings", p.warnings},
         {"slo", p.slo ? slo_json(*p.slo) : nlohmann::json(nullptr)},
+        {"runs", runs_json(p.runs)},
     });
     if (details) {
       nlohmann::json rows = nlohmann::json::array();
@@ -210,6 +221,7 @@ nlohmann::json bench_json(const BenchReport& r, bool details) {
              r.requests > 0 ? nlohmann::json(r.requests) : nlohmann::json(nullptr)},
             {"duration_s_per_point",
              r.duration_s > 0 ? nlohmann::json(r.duration_s) : nlohmann::json(nullptr)},
+            {"runs_per_point", r.runs_per_point},
             {"timeout_s", r.timeout_s},
             {"seed", r.seed}}},
           {"expected", expected},

@@ -111,6 +111,14 @@ struct SloResult {
   bool percentiles_met = true;
 };
 
+/// One run of a point (`bench --repeat N` runs each point N times in a row).
+struct RunFigures {
+  std::uint64_t requests_completed = 0;
+  double duration_s = 0;
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;
+};
+
 struct BenchPoint {
   bool closed_loop = true;
   int concurrency = 0;  // closed loop: in flight; open loop: the cap (0: none)
@@ -147,6 +155,7 @@ struct BenchPoint {
   std::vector<std::string> warnings;
   std::vector<BenchRequestRow> requests;  // filled with --details
   std::optional<SloResult> slo;           // with --slo
+  std::vector<RunFigures> runs;  // each run's throughput (--repeat N: N runs, pooled above)
 };
 
 struct BenchExpectation {
@@ -171,6 +180,7 @@ struct BenchReport {
   bool stream = true;
   std::int64_t requests = 0;  // per point; 0 with a duration
   double duration_s = 0;      // per point; 0 with a count
+  int runs_per_point = 1;     // bench --repeat
   double timeout_s = 0;
   std::uint64_t seed = 1;
   std::optional<BenchExpectation> expected;

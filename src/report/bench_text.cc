@@ -49,6 +49,28 @@ std::string errors_line(const BenchPoint& p) {
   return out;
 }
 
+// hyperfine's way: mean ± standard deviation, then the range, of each run's throughput.
+std::string runs_line(const std::vector<RunFigures>& runs) {
+  auto spread = [&](double RunFigures::*field, int digits, const char* unit) {
+    double sum = 0, lo = 1e300, hi = -1e300;
+    for (const RunFigures& r : runs) {
+      sum += r.*field;
+      lo = std::min(lo, r.*field);
+      hi = std::max(hi, r.*field);
+    }
+    const double mean = sum / static_cast<double>(runs.size());
+    double ss = 0;
+    for (const RunFigures& r : runs)
+      ss += (r.*field - mean) * (r.*field - mean);
+    const double sd = std::sqrt(ss / static_cast<double>(runs.size() - 1));
+    return fmt::format("{:.{}f} ± {:.{}f} {} (range {:.{}f} … {:.{}f})", mean, digits, sd, digits,
+                       unit, lo, digits, hi, digits);
+  };
+  return fmt::format("{} runs · {} · {} · latency over every run's requests", runs.size(),
+                     spread(&RunFigures::requests_per_s, 2, "req/s"),
+                     spread(&RunFigures::output_tokens_per_s, 1, "out tok/s"));
+}
+
 }  // namespace
 
 std::string render_bench_text(const BenchReport& r) {
@@ -58,6 +80,8 @@ std::string render_bench_text(const BenchReport& r) {
   std::string bound = r.requests > 0
                           ? fmt::format("{} requests per point", with_thousands(r.requests))
                           : fmt::format("{:g} s per point", r.duration_s);
+  if (r.runs_per_point > 1)
+    bound += fmt::format(" × {} runs", r.runs_per_point);
   out += fmt::format("  workload  {} · {} · timeout {:g} s · seed {}\n\n", r.dataset, bound,
                      r.timeout_s, r.seed);
   const bool closed = !r.points.empty() && r.points.front().closed_loop;
@@ -83,6 +107,8 @@ std::string render_bench_text(const BenchReport& r) {
                        with_thousands(static_cast<long long>(p.requests_completed)),
                        with_thousands(static_cast<long long>(p.requests_failed)), p.duration_s,
                        p.sse_events_per_s);
+    if (p.runs.size() > 1)
+      out += "    runs      " + runs_line(p.runs) + "\n";
     const ServerView& v = p.server;
     if (v.available && !v.samples.empty()) {
       std::string s =

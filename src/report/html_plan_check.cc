@@ -136,6 +136,10 @@ std::string report_title(const json& doc, ReportKind kind) {
     case ReportKind::kFit:
       return fmt::format("servescope fit · {} {} · {}", str(doc, "engine"), str(doc, "version"),
                          str(doc, "model"));
+    case ReportKind::kCompare: {
+      const json names = doc.value("compare", json::object());
+      return fmt::format("servescope bench --compare · {} · {}", str(names, "a"), str(names, "b"));
+    }
   }
   return "servescope report";
 }

@@ -196,6 +196,9 @@ std::string render_html_report(const nlohmann::json& doc, ReportKind kind,
     case ReportKind::kLogs:
       body = html_logs_body(doc, charts);
       break;
+    case ReportKind::kCompare:
+      body = html_compare_body(doc);
+      break;
     case ReportKind::kFit:
       body = html_fit_body(doc, charts);
       break;

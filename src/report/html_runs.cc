@@ -16,6 +16,47 @@ std::string pct3(const json& p, const char* metric, int digits) {
          " / " + cell(stat(p, metric, "p99"), digits);
 }
 
+// --slo: each point's attainment and goodput, and each percentile objective's value and verdict.
+std::string html_slo_section(const json& bench, const BenchAxis& axis) {
+  if (!bench.contains("slo") || !bench["slo"].is_array())
+    return "";
+  const json points = bench.value("points", json::array());
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> classes;
+  for (std::size_t i = 0; i < points.size() && i < axis.x.size(); ++i) {
+    const json s = points[i].value("slo", json::object());
+    if (!s.is_object() || s.empty())
+      continue;
+    std::string verdicts;
+    bool all_met = true;
+    for (const json& v : s.value("percentiles", json::array())) {
+      const bool met = v.value("met", false);
+      all_met = all_met && met;
+      verdicts += (verdicts.empty() ? "" : "<br>") + html_escape(str(v, "objective")) + ": " +
+                  cell(json_number(v.value("value_ms", json()), NAN), 1) + " ms " +
+                  (met ? "met" : "<strong>missed</strong>");
+    }
+    rows.push_back({number_text(axis.x[i], axis.x[i] == std::floor(axis.x[i]) ? 0 : 2),
+                    html_escape(json_text(s.value("met", json()))) + " of " +
+                        html_escape(json_text(s.value("requests", json()))),
+                    cell(json_number(s.value("attainment", json()), NAN) * 100, 1),
+                    cell(json_number(s.value("goodput_requests_per_s", json()), NAN), 2),
+                    cell(json_number(s.value("goodput_output_tokens_per_s", json()), NAN), 1),
+                    verdicts.empty() ? "—" : verdicts});
+    classes.push_back(all_met ? "" : "miss");
+  }
+  std::string out =
+      "<h2 id=\"slo\">Service-level objectives: " + html_escape(joined(bench["slo"], ", ")) +
+      "</h2>\n";
+  out +=
+      "<p class=\"muted\">Goodput counts the requests that met every per-request objective; a "
+      "percentile objective is judged on the point as a whole.</p>\n";
+  out += html_table({html_escape(axis.name), "requests that met them", "attainment %",
+                     "goodput req/s", "goodput out tok/s", "percentile objectives"},
+                    rows, classes);
+  return out;
+}
+
 }  // namespace
 
 std::string html_diff_body(const json& diff) {
@@ -119,6 +160,10 @@ std::string html_bench_body(const json& bench, ChartList& charts) {
          html_escape(workload.value("requests_per_point", json()).is_number()
                          ? json_text(workload["requests_per_point"]) + " requests"
                          : json_text(workload.value("duration_s_per_point", json())) + " s") +
+         (workload.value("runs_per_point", 1) > 1
+              ? html_escape(" × " + json_text(workload["runs_per_point"]) +
+                            " runs (latency over every run's requests)")
+              : std::string()) +
          "</dd>\n</dl>\n";
   const BenchAxis axis = bench_axis(bench);
   const json points = bench.value("points", json::array());
@@ -151,6 +196,7 @@ std::string html_bench_body(const json& bench, ChartList& charts) {
       s.values.push_back(stat(p, metric, key));
     return s;
   };
+  out += html_slo_section(bench, axis);
   out += "<h2 id=\"latency\">Latency vs " + html_escape(axis.name) + "</h2>\n";
   out += charts.add(
       {"TTFT percentiles",
@@ -176,7 +222,15 @@ std::string html_bench_body(const json& bench, ChartList& charts) {
     tok.values.push_back(json_number(p.value("output_tokens_per_s", json()), NAN));
     req.values.push_back(json_number(p.value("requests_per_s", json()), NAN) * 100);
   }
-  out += charts.add({"Throughput", axis.name, "per second", axis.x, {tok, req}, log_x});
+  std::vector<ChartSeries> throughput = {tok, req};
+  if (bench.contains("slo") && bench["slo"].is_array()) {
+    ChartSeries good{"goodput output tokens/s", {}, true};
+    for (const json& p : points)
+      good.values.push_back(json_number(
+          p.value("slo", json::object()).value("goodput_output_tokens_per_s", json()), NAN));
+    throughput.push_back(good);
+  }
+  out += charts.add({"Throughput", axis.name, "per second", axis.x, throughput, log_x});
 
   out += "<h2 id=\"server-view\">The server's view beside the client's</h2>\n";
   out +=

@@ -34,6 +34,7 @@ std::string html_explain_body(const nlohmann::json& explain);
 std::string html_why_body(const nlohmann::json& why);
 std::string html_logs_body(const nlohmann::json& logs, ChartList& charts);
 std::string html_fit_body(const nlohmann::json& fit, ChartList& charts);
+std::string html_compare_body(const nlohmann::json& compare);
 
 /// The title line of each kind: "plan · vllm 0.33.0".
 std::string report_title(const nlohmann::json& doc, ReportKind kind);

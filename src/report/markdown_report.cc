@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/json_read.h"
+#include "report/compare_report.h"
 #include "report/fit_report.h"
 
 namespace servescope {
@@ -582,6 +583,8 @@ std::string render_markdown_report(const json& doc, ReportKind kind) {
       return logs_md(doc);
     case ReportKind::kFit:
       return fit_markdown(doc);
+    case ReportKind::kCompare:
+      return compare_markdown(doc);
   }
   return "";
 }

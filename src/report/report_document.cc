@@ -17,6 +17,8 @@ Result<ReportKind> detect_report_kind(const nlohmann::json& doc) {
   auto has = [&](const char* key) { return doc.contains(key); };
   if (has("experiments") && has("culprits"))
     return ReportKind::kBisect;
+  if (has("compare") && has("differences"))
+    return ReportKind::kCompare;
   if (has("points") && doc["points"].is_array())
     return ReportKind::kBench;
   if (has("comparisons"))
@@ -45,7 +47,8 @@ Result<ReportKind> detect_report_kind(const nlohmann::json& doc) {
       "(changes, a, b), bench (points), bisect (experiments, culprits), why (hypotheses, "
       "experiments, observed), fit (configurations, target, hardware_points), logs (format "
       "servescope.logs/…, summary, timelines) fields, or "
-      "explain's {OUTPUT: [nodes with id, inputs, rule]}");
+      "explain's {OUTPUT: [nodes with id, inputs, rule]}, or bench --compare (compare, "
+      "differences)");
 }
 
 nlohmann::json explain_nodes(const nlohmann::json& doc) {
@@ -84,6 +87,8 @@ std::string_view report_kind_name(ReportKind kind) {
       return "logs";
     case ReportKind::kFit:
       return "fit";
+    case ReportKind::kCompare:
+      return "compare";
   }
   return "?";
 }

@@ -1,6 +1,7 @@
 // The documents `servescope report` renders: any `--json` output of plan, check, diff, bench,
-// bisect (bisect's DIR/report.json), explain, why or logs. The renderers read only that JSON, so a
-// result can be rendered later or elsewhere; the kind is told from the document's own fields.
+// bisect (bisect's DIR/report.json), explain, why, logs or bench --compare. The renderers read only
+// that JSON, so a result can be rendered later or elsewhere; the kind is told from the document's
+// own fields.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,18 @@
 
 namespace servescope {
 
-enum class ReportKind { kPlan, kCheck, kDiff, kBench, kBisect, kExplain, kWhy, kLogs, kFit };
+enum class ReportKind {
+  kPlan,
+  kCheck,
+  kDiff,
+  kBench,
+  kBisect,
+  kExplain,
+  kWhy,
+  kLogs,
+  kFit,
+  kCompare
+};
 
 /// The kind of a `--json` document, from the fields only that kind has; an error names the
 /// fields looked for.

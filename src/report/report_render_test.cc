@@ -30,7 +30,8 @@ const std::vector<std::pair<std::string, ReportKind>>& fixtures() {
       {"check.json", ReportKind::kCheck},     {"diff.json", ReportKind::kDiff},
       {"bench.json", ReportKind::kBench},     {"bisect.json", ReportKind::kBisect},
       {"explain.json", ReportKind::kExplain}, {"why.json", ReportKind::kWhy},
-      {"logs.json", ReportKind::kLogs},       {"fit.json", ReportKind::kFit}};
+      {"logs.json", ReportKind::kLogs},       {"fit.json", ReportKind::kFit},
+      {"bench-slo.json", ReportKind::kBench}, {"compare.json", ReportKind::kCompare}};
   return kAll;
 }
 
@@ -352,6 +353,52 @@ TEST(ReportAssets, TheBuildInlinedUplotUnlessItSaidWhyNot) {
   const std::string page = render_html_report(fixture("bench.json"), ReportKind::kBench, assets);
   EXPECT_NE(page.find("/*! https://github.com/leeoniya/uPlot (v1.6.32) */"), std::string::npos);
   EXPECT_NE(page.find("new uPlot("), std::string::npos);
+}
+
+// bench --slo --repeat 3 (tests/report/bench-slo.json): each point's attainment and goodput, the
+// point whose percentile objective was missed marked, and the runs said.
+TEST(HtmlReport, BenchShowsTheObjectivesGoodputAndTheMissedPoint) {
+  const nlohmann::json doc = fixture("bench-slo.json");
+  const std::string html = render_html_report(doc, ReportKind::kBench, fake_uplot());
+  EXPECT_NE(html.find("id=\"slo\""), std::string::npos);
+  EXPECT_NE(html.find("ttft:2ms, tpot:0.3ms, ttft_p99:5ms"), std::string::npos);
+  EXPECT_NE(html.find("32 of 72"), std::string::npos);  // concurrency 4: 44.4%
+  EXPECT_NE(html.find("<td>44.4</td>"), std::string::npos);
+  EXPECT_NE(html.find("ttft_p99:5ms: 6.9 ms <strong>missed</strong>"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"miss\">"), std::string::npos);
+  EXPECT_NE(html.find("× 3 runs"), std::string::npos);
+  EXPECT_NE(html.find("goodput output tokens/s"), std::string::npos);
+  const std::string md = render_markdown_report(doc, ReportKind::kBench);
+  EXPECT_NE(md.find("| 4 | 44.4 |"), std::string::npos) << md;
+}
+
+// bench --compare (tests/report/compare.json): every difference with its interval drawn, the
+// worse ones marked, the same verdicts in Markdown.
+TEST(HtmlReport, CompareDrawsEachIntervalAgainstNoChange) {
+  const nlohmann::json doc = fixture("compare.json");
+  const std::string html = render_html_report(doc, ReportKind::kCompare, fake_uplot());
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("aria-label=\"the change from A to B"), doc["differences"].size());
+  std::size_t real = 0, worse = 0;
+  for (const auto& d : doc["differences"]) {
+    const bool r = d["real_difference"].get<bool>();
+    real += r ? 1 : 0;
+    const bool lower = d["lower_is_better"].get<bool>();
+    worse += r && (lower ? d["change"].get<double>() > 0 : d["change"].get<double>() < 0) ? 1 : 0;
+  }
+  EXPECT_NE(html.find(std::to_string(real) + " of " + std::to_string(doc["differences"].size()) +
+                      " figures differ beyond noise"),
+            std::string::npos);
+  EXPECT_EQ(count("<tr class=\"miss\">"), worse);
+  EXPECT_GT(worse, 0u);
+  const std::string md = render_markdown_report(doc, ReportKind::kCompare);
+  EXPECT_NE(md.find("| concurrency 4 | requests/s |"), std::string::npos) << md;
+  EXPECT_NE(md.find("a real difference (worse)"), std::string::npos) << md;
 }
 
 }  // namespace

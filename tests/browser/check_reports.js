@@ -35,7 +35,7 @@ const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
-const KINDS = ['plan', 'explain', 'diff', 'why', 'check', 'logs', 'bench', 'bisect', 'fit'];
+const KINDS = ['plan', 'explain', 'diff', 'why', 'check', 'logs', 'bench', 'bisect', 'fit', 'compare'];
 
 // ---- what the JSON says the page must hold -------------------------------------------------
 
@@ -51,7 +51,7 @@ function expectedCharts(kind, doc) {
     const x = points.map((p) => num(rate ? p.rate : p.concurrency));
     charts.push({ title: 'TTFT percentiles', series: 4, x });
     charts.push({ title: 'Inter-token latency and TPOT', series: 4, x });
-    charts.push({ title: 'Throughput', series: 2, x });
+    charts.push({ title: 'Throughput', series: Array.isArray(doc.slo) ? 3 : 2, x });
     for (const p of points) {
       const server = p.server || {};
       if (server.available && Array.isArray(server.samples) && server.samples.length > 0) {
@@ -107,6 +107,7 @@ function expectedTables(kind, doc) {
     add('hypotheses', len(doc.hypotheses) > 0 ? len(doc.hypotheses) : len(doc.closest));
   } else if (kind === 'bench') {
     add('points', len(doc.points));
+    if (Array.isArray(doc.slo)) add('slo', len(doc.points));
   } else if (kind === 'bisect') {
     add('experiments', len(doc.experiments));
   } else if (kind === 'fit') {

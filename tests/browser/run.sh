@@ -83,12 +83,15 @@ case "$group" in
       >"$work/twin.out" 2>"$work/twin.log" &
     twin_pid=$!
     port="$(served_port "$work/twin.out")" || { echo "FAIL: the twin did not start: $(head -c 2000 "$work/twin.log")"; exit 1; }
-    # A sweep of three points with the server's view scraped (a chart per point).
+    # A sweep of three points with the server's view scraped (a chart per point), objectives
+    # (goodput per point) and two runs of each point; then the sweep compared with itself.
     timeout 300 "$bin" bench --url "http://127.0.0.1:$port" --concurrency 1,4,16 --requests 40 \
       --input-len 256 --output-len 32 --scrape-interval 50ms --quiet --expect-from "$work/twin.log" \
+      --slo ttft:20ms,tpot:2ms --repeat 2 \
       --json "$work/bench.json" --html "$work/bench.html" >"$work/bench.out" 2>"$work/bench.err" ||
       { echo "FAIL: bench exited $?: $(head -c 2000 "$work/bench.err")"; exit 1; }
     reports+=("bench=bench:$work/bench.html:$work/bench.json")
+    run compare compare bench --compare "$work/bench.json" "$work/bench.json" --json -
     kill "$twin_pid"
     wait "$twin_pid" 2>/dev/null || true
     twin_pid=""

@@ -333,6 +333,71 @@ TEST(BenchTwinEndToEnd, CompareFindsAPlantedSlowdownAndNoDifferenceBetweenRepeat
 namespace servescope::testing {
 namespace {
 
+// bench --repeat 3: each point runs three times, its requests pooled and each run's throughput
+// kept; --compare then puts an interval on throughput too — none beyond noise between two
+// series on the same twin, a real 10% drop against a twin 10% slower.
+TEST(BenchTwinEndToEnd, RepeatedRunsGiveThroughputAnInterval) {
+  const std::string load =
+      "--concurrency 4 --requests 24 --input-len 64 --output-len 32 --seed 5 --repeat 3";
+  auto record = [&](const std::string& speed, const std::string& name) {
+    TwinProcess twin(founding_options({"--speed", speed}), founding_command());
+    EXPECT_GT(twin.wait_port(), 0) << twin.err();
+    EXPECT_TRUE(twin.wait_ready()) << twin.err();
+    const std::string path = std::filesystem::temp_directory_path() /
+                             ("servescope-repeat-" + std::to_string(::getpid()) + "-" + name);
+    int code = -1;
+    run_capture(std::string(SERVESCOPE_BINARY) +
+                    " bench --url http://127.0.0.1:" + std::to_string(twin.port) + " " + load +
+                    " --quiet --json " + path + " >/dev/null 2>&1",
+                &code);
+    EXPECT_EQ(code, 0);
+    return path;
+  };
+  const std::string a = record("4", "a.json"), a2 = record("4", "a2.json"),
+                    slow = record("3.6", "slow.json");
+  const json run = json::parse(read_text(a), nullptr, false);
+  ASSERT_FALSE(run.is_discarded());
+  const json& point = run["points"][0];
+  ASSERT_EQ(point["runs"].size(), 3u);
+  std::uint64_t completed = 0;
+  for (const json& r : point["runs"]) {
+    completed += r["requests_completed"].get<std::uint64_t>();
+    EXPECT_GT(r["requests_per_s"].get<double>(), 0);
+  }
+  EXPECT_EQ(completed, 72u);
+  EXPECT_EQ(point["requests_completed"].get<std::uint64_t>(), 72u);
+  auto throughput = [&](const std::string& x, const std::string& y) {
+    int code = -1;
+    const std::string text = run_capture(
+        std::string(SERVESCOPE_BINARY) + " bench --compare " + x + " " + y + " --json - 2>&1",
+        &code);
+    EXPECT_EQ(code, 0) << text;
+    const json c = json::parse(text, nullptr, false);
+    for (const json& d : c["differences"]) {
+      if (d["metric"] == "output tokens/s")
+        return d;
+    }
+    return json();
+  };
+  const json same = throughput(a, a2);
+  ASSERT_TRUE(same.is_object());
+  ASSERT_TRUE(same["ci_low"].is_number()) << same["verdict"];
+  EXPECT_FALSE(same["real_difference"].get<bool>()) << same["verdict"];
+  const json slower = throughput(a, slow);
+  ASSERT_TRUE(slower.is_object());
+  EXPECT_TRUE(slower["real_difference"].get<bool>()) << slower["verdict"];
+  EXPECT_NEAR(slower["change"].get<double>(), -0.10, 0.04) << slower["verdict"];
+  EXPECT_LT(slower["ci_high"].get<double>(), 0) << slower["verdict"];
+  for (const std::string& p : {a, a2, slow})
+    std::filesystem::remove(p);
+}
+
+}  // namespace
+}  // namespace servescope::testing
+
+namespace servescope::testing {
+namespace {
+
 // --find-max concurrency against the twin, whose running limit is 48: in a closed loop beyond
 // 48, a request either runs at once or waits a whole request, so p90 TTFT jumps once more than
 // 10% wait — at about 48 / 0.9 ≈ 53. The search must find that knee and name the limit.

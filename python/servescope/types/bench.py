@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 
-SCHEMA_SHA256 = "97fdf1197f00581f562c2865831dcbf1e3139fd5419f04bdb7666fd2d978e7ea"
+SCHEMA_SHA256 = "30d8c2cb4d7d510f70de0e93372ce5c0ad91d60f0d7d64debcf0dd1e199a39b9"
 
 
 class Client(TypedDict):
@@ -122,6 +122,13 @@ class QueueMs(TypedDict):
     p95: float
     p99: float
     p99_9: float
+
+
+class Run(TypedDict):
+    duration_s: float
+    output_tokens_per_s: float
+    requests_completed: int
+    requests_per_s: float
 
 
 class LagMs(TypedDict):
@@ -273,6 +280,7 @@ class Point(TypedDict):
     requests_failed: int
     requests_per_s: float
     requests_sent: int
+    runs: list[Run]
     schedule: Schedule
     server: Server
     slo: Slo | None
@@ -292,6 +300,7 @@ class Workload(TypedDict):
     dataset: str
     duration_s_per_point: None
     requests_per_point: int
+    runs_per_point: int
     seed: int
     timeout_s: float
 
