@@ -160,11 +160,12 @@ def load_client(d, client):
 
 # ---------------------------------------------------------------- goodput
 def objectives(run):
-    """TPOT midway between the run's p50 and p90 (some requests miss it); TTFT loose:
-    3 x p90 + 20 ms (the clients' own overheads differ by milliseconds)."""
+    """TPOT at 1.5 x the run's p90, TTFT at 3 x its p90 + 20 ms: loose enough for the clients'
+    own overheads (tens of microseconds a token, milliseconds a request) and the run-to-run
+    noise of two shared cores, so a client that counts goodput otherwise stands out."""
     p = json.load(open(run))["points"][0]
     ttft = 3 * p["ttft_ms"]["p90"] + 20
-    tpot = p["tpot_ms"]["p50"] + (p["tpot_ms"]["p90"] - p["tpot_ms"]["p50"]) / 2
+    tpot = 1.5 * p["tpot_ms"]["p90"]
     print(f"{ttft:.2f} {tpot:.3f}")
     return 0
 
@@ -204,7 +205,8 @@ def goodput_table(d, failures, check):
         return
     ttft, tpot = open(f"{d}/slo.txt").read().split()
     print(f"\nGoodput under ttft:{ttft}ms and tpot:{tpot}ms, each client's own figure "
-          "(vllm: request_goodput x duration; aiperf: good_request_count):\n")
+          "(vllm: request_goodput x duration; aiperf: good_request_count; goodput per second "
+          "over each client's own duration, aiperf's including its start-up):\n")
     print("| client | met the objectives | attainment (Wilson 95%) | goodput req/s |")
     print("|---|---|---|---|")
     seen = {}

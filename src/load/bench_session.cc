@@ -169,7 +169,9 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
   LoadRunner runner(loop, **transport, o.api, o.stream, pool);
   const int n = static_cast<int>(o.points.size());
   for (int i = 0; i < n; ++i) {
-    const PointPlan& plan = o.points[static_cast<std::size_t>(i)];
+    PointPlan plan = o.points[static_cast<std::size_t>(i)];
+    plan.keep_records = o.details;
+    plan.slo = o.slo;
     std::unique_ptr<ServerWatcher> watcher;
     if (profile != nullptr)
       watcher = std::make_unique<ServerWatcher>(loop, **side, o.url, *profile, o.scrape_interval_s);
@@ -197,7 +199,7 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
                       point.output_tokens_per_s});
     point.runs = std::move(runs);
     if (!o.slo.empty())
-      point.slo = judge_slo(o.slo, data.records, point);
+      point.slo = judge_slo(o.slo, data.tally, point);
     if (watcher) {
       point.server = watcher->take_view();
       if (point.server.samples.empty()) {

@@ -5,9 +5,32 @@
 #include <algorithm>
 #include <cmath>
 
-#include "load/exact_stats.h"
+#include "load/point_tally.h"
 
 namespace servescope {
+
+namespace {
+
+BenchRequestRow request_row(const RequestRecord& r) {
+  BenchRequestRow row;
+  row.index = r.index;
+  row.intended_s = r.intended;
+  row.sent_s = r.sent;
+  row.ttft_ms = request_ms(r, "ttft");
+  row.e2e_ms = request_ms(r, "e2e");
+  row.tpot_ms = request_ms(r, "tpot");
+  row.queue_ms = (r.sent - r.intended) * 1000.0;
+  row.prompt_tokens_requested = r.prompt_tokens_requested;
+  row.prompt_tokens_reported = r.prompt_tokens_reported;
+  row.output_tokens_requested = r.output_tokens_requested;
+  row.output_tokens = r.output_tokens;
+  row.events = r.events;
+  row.http_status = r.http_status;
+  row.error = r.ok() ? "" : std::string(error_key(r.error));
+  return row;
+}
+
+}  // namespace
 
 BenchPoint summarize_point(const PointPlan& plan, PointData& data, bool details) {
   BenchPoint p;
@@ -19,118 +42,55 @@ BenchPoint summarize_point(const PointPlan& plan, PointData& data, bool details)
                                            : plan.arrival_label;
   p.warmup = plan.warmup;
 
-  std::vector<double> ttft, ttft_i, tpot, e2e, e2e_i, queue, lag, in_req, in_rep, out;
-  std::vector<double> intended, sent;
-  double first_start = 1e300, last_end = -1e300;
-  double output_tokens = 0, input_tokens = 0, events = 0;
-  for (const RequestRecord& r : data.records) {
-    if (r.warmup)
-      continue;
-    ++p.requests_sent;
-    intended.push_back(r.intended);
-    sent.push_back(r.sent);
-    queue.push_back((r.sent - r.intended) * 1000.0);
-    const double l = (r.sent - r.ready) * 1000.0;
-    lag.push_back(l);
-    if (l > kLateSendMs)
-      ++p.late_sends;
-    first_start = std::min(first_start, r.intended);
-    last_end = std::max(last_end, r.done);
-    events += r.events;
-    in_req.push_back(static_cast<double>(r.prompt_tokens_requested));
-    if (!r.ok()) {
-      ++p.requests_failed;
-      const std::string key(error_key(r.error));
-      ++p.errors.by_kind[key];
-      if (r.error == ErrorKind::kHttpStatus)
-        ++p.errors.by_status[r.http_status];
-    } else {
-      ++p.requests_completed;
-      output_tokens += static_cast<double>(r.output_tokens);
-      if (r.first_token >= 0) {
-        ttft.push_back((r.first_token - r.sent) * 1000.0);
-        ttft_i.push_back((r.first_token - r.intended) * 1000.0);
-      }
-      e2e.push_back((r.done - r.sent) * 1000.0);
-      e2e_i.push_back((r.done - r.intended) * 1000.0);
-      if (r.output_tokens > 1 && r.first_token >= 0 && r.last_token > r.first_token)
-        tpot.push_back((r.last_token - r.first_token) * 1000.0 /
-                       static_cast<double>(r.output_tokens - 1));
-      if (r.prompt_tokens_reported >= 0) {
-        in_rep.push_back(static_cast<double>(r.prompt_tokens_reported));
-        input_tokens += static_cast<double>(r.prompt_tokens_reported);
-        const double want = static_cast<double>(r.prompt_tokens_requested);
-        if (std::abs(static_cast<double>(r.prompt_tokens_reported) - want) >
-            std::max(2.0, 0.05 * want))
-          ++p.input_mismatched;
-      } else {
-        input_tokens += static_cast<double>(r.prompt_tokens_requested);
-      }
-      out.push_back(static_cast<double>(r.output_tokens));
-      if (r.output_tokens < r.output_tokens_requested)
-        ++p.output_short;
-    }
-    if (details) {
-      BenchRequestRow row;
-      row.index = r.index;
-      row.intended_s = r.intended;
-      row.sent_s = r.sent;
-      row.ttft_ms = r.ok() && r.first_token >= 0 ? (r.first_token - r.sent) * 1000.0 : -1;
-      row.e2e_ms = r.ok() ? (r.done - r.sent) * 1000.0 : -1;
-      if (r.ok() && r.output_tokens > 1 && r.first_token >= 0 && r.last_token > r.first_token)
-        row.tpot_ms =
-            (r.last_token - r.first_token) * 1000.0 / static_cast<double>(r.output_tokens - 1);
-      row.queue_ms = (r.sent - r.intended) * 1000.0;
-      row.prompt_tokens_requested = r.prompt_tokens_requested;
-      row.prompt_tokens_reported = r.prompt_tokens_reported;
-      row.output_tokens_requested = r.output_tokens_requested;
-      row.output_tokens = r.output_tokens;
-      row.events = r.events;
-      row.http_status = r.http_status;
-      row.error = r.ok() ? "" : std::string(error_key(r.error));
-      p.requests.push_back(std::move(row));
-    }
-  }
+  const PointTally& t = data.tally;
+  p.requests_sent = t.sent;
+  p.requests_completed = t.completed;
+  p.requests_failed = t.failed;
+  p.late_sends = t.late_sends;
+  p.input_mismatched = t.input_mismatched;
+  p.output_short = t.output_short;
+  p.errors.by_kind = t.errors_by_kind;
+  p.errors.by_status = t.errors_by_status;
   for (std::size_t k = 1; k < kErrorKinds; ++k) {
     const std::string key(error_key(static_cast<ErrorKind>(k)));
     p.errors.by_kind.emplace(key, 0);
     if (!data.first_error[k].empty())
       p.errors.example[key] = data.first_error[k];
   }
-  if (details)
+  if (details) {
+    for (const RequestRecord& r : data.records) {
+      if (!r.warmup)
+        p.requests.push_back(request_row(r));
+    }
     std::sort(p.requests.begin(), p.requests.end(),
               [](const BenchRequestRow& a, const BenchRequestRow& b) { return a.index < b.index; });
-
-  p.duration_s = p.requests_sent > 0 ? std::max(0.0, last_end - first_start) : 0;
-  if (p.duration_s > 0) {
-    p.requests_per_s = static_cast<double>(p.requests_completed) / p.duration_s;
-    p.output_tokens_per_s = output_tokens / p.duration_s;
-    p.input_tokens_per_s = input_tokens / p.duration_s;
-    p.sse_events_per_s = events / p.duration_s;
   }
-  std::sort(intended.begin(), intended.end());
-  std::sort(sent.begin(), sent.end());
-  if (intended.size() >= 2 && intended.back() > intended.front())
-    p.scheduled_rate =
-        static_cast<double>(intended.size() - 1) / (intended.back() - intended.front());
-  if (sent.size() >= 2 && sent.back() > sent.front())
-    p.achieved_rate = static_cast<double>(sent.size() - 1) / (sent.back() - sent.front());
-  p.late_share = p.requests_sent > 0
-                     ? static_cast<double>(p.late_sends) / static_cast<double>(p.requests_sent)
-                     : 0;
 
-  p.ttft_ms = summarize_samples(ttft);
-  p.ttft_from_intended_ms = summarize_samples(ttft_i);
-  p.tpot_ms = summarize_samples(tpot);
-  p.e2e_ms = summarize_samples(e2e);
-  p.e2e_from_intended_ms = summarize_samples(e2e_i);
-  p.queue_ms = summarize_samples(queue);
-  p.schedule_lag_ms = summarize_samples(lag);
-  p.itl_ms = summarize_samples(data.itl_token_ms);
-  p.itl_per_event_ms = summarize_samples(data.itl_event_ms);
-  p.input_tokens_requested = summarize_samples(in_req);
-  p.input_tokens_reported = summarize_samples(in_rep);
-  p.output_tokens = summarize_samples(out);
+  p.duration_s = t.sent > 0 ? std::max(0.0, t.last_end - t.first_start) : 0;
+  if (p.duration_s > 0) {
+    p.requests_per_s = static_cast<double>(t.completed) / p.duration_s;
+    p.output_tokens_per_s = t.output_tokens / p.duration_s;
+    p.input_tokens_per_s = t.input_tokens / p.duration_s;
+    p.sse_events_per_s = t.events / p.duration_s;
+  }
+  if (t.sent >= 2 && t.intended_max > t.intended_min)
+    p.scheduled_rate = static_cast<double>(t.sent - 1) / (t.intended_max - t.intended_min);
+  if (t.sent >= 2 && t.sent_max > t.sent_min)
+    p.achieved_rate = static_cast<double>(t.sent - 1) / (t.sent_max - t.sent_min);
+  p.late_share = t.sent > 0 ? static_cast<double>(t.late_sends) / static_cast<double>(t.sent) : 0;
+
+  p.ttft_ms = t.ttft.summarize();
+  p.ttft_from_intended_ms = t.ttft_from_intended.summarize();
+  p.tpot_ms = t.tpot.summarize();
+  p.e2e_ms = t.e2e.summarize();
+  p.e2e_from_intended_ms = t.e2e_from_intended.summarize();
+  p.queue_ms = t.queue.summarize();
+  p.schedule_lag_ms = t.lag.summarize();
+  p.itl_ms = t.itl_token.summarize();
+  p.itl_per_event_ms = t.itl_event.summarize();
+  p.input_tokens_requested = t.input_requested.summarize();
+  p.input_tokens_reported = t.input_reported.summarize();
+  p.output_tokens = t.output.summarize();
 
   if (data.itl_estimated_requests > 0)
     p.itl_basis = fmt::format(

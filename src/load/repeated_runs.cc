@@ -25,24 +25,13 @@ void RepeatObserver::finish(std::function<void()> then) {
 }
 
 RunFigures run_figures(const PointData& run) {
+  const PointTally& t = run.tally;
   RunFigures f;
-  double first = 1e300, last = -1e300, tokens = 0;
-  bool any = false;
-  for (const RequestRecord& r : run.records) {
-    if (r.warmup)
-      continue;
-    any = true;
-    first = std::min(first, r.intended);
-    last = std::max(last, r.done);
-    if (r.ok()) {
-      ++f.requests_completed;
-      tokens += static_cast<double>(r.output_tokens);
-    }
-  }
-  f.duration_s = any ? std::max(0.0, last - first) : 0;
+  f.requests_completed = t.completed;
+  f.duration_s = t.sent > 0 ? std::max(0.0, t.last_end - t.first_start) : 0;
   if (f.duration_s > 0) {
-    f.requests_per_s = static_cast<double>(f.requests_completed) / f.duration_s;
-    f.output_tokens_per_s = tokens / f.duration_s;
+    f.requests_per_s = static_cast<double>(t.completed) / f.duration_s;
+    f.output_tokens_per_s = t.output_tokens / f.duration_s;
   }
   return f;
 }
@@ -62,10 +51,7 @@ void pool_run(PointData& pooled, PointData&& next) {
     move(r.done);
     pooled.records.push_back(r);
   }
-  pooled.itl_token_ms.insert(pooled.itl_token_ms.end(), next.itl_token_ms.begin(),
-                             next.itl_token_ms.end());
-  pooled.itl_event_ms.insert(pooled.itl_event_ms.end(), next.itl_event_ms.begin(),
-                             next.itl_event_ms.end());
+  pooled.tally.merge(next.tally, shift);
   pooled.itl_usage_requests += next.itl_usage_requests;
   pooled.itl_one_per_event += next.itl_one_per_event;
   pooled.itl_estimated_requests += next.itl_estimated_requests;

@@ -3,13 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "load/point_summary.h"
 #include "tests/load/fake_transport.h"
 
 namespace servescope::testing {
 namespace {
 
-PointData one_run(double start, double length, int requests) {
+// A run of `requests` evenly spread requests of 0.5 s each; `tweak` may change one before it is
+// recorded (and tallied, as the runner does).
+PointData one_run(double start, double length, int requests,
+                  const std::function<void(RequestRecord&)>& tweak = {}) {
   PointData d;
   d.start = start;
   d.end = start + length;
@@ -20,19 +25,24 @@ PointData one_run(double start, double length, int requests) {
     r.first_token = r.sent + 0.1;
     r.last_token = r.done = r.sent + 0.5;
     r.output_tokens = 10;
+    if (tweak)
+      tweak(r);
+    d.tally.add(r);
     d.records.push_back(r);
+    for (int k = 0; k < 9 && r.ok(); ++k)
+      d.tally.itl_token.add(40.0F);
   }
   for (int k = 0; k * 0.1 < length; ++k)
     d.in_flight.push_back({k * 0.1, 2, 1.5});
   d.in_flight_max = 2;
-  d.itl_token_ms.assign(static_cast<std::size_t>(requests) * 9, 40.0F);
   return d;
 }
 
 TEST(RepeatedRuns, ARunsFiguresAreSummarizePointsOwn) {
-  PointData run = one_run(100.0, 2.0, 4);
-  run.records[0].warmup = true;
-  run.records[2].error = ErrorKind::kTimeout;
+  PointData run = one_run(100.0, 2.0, 4, [](RequestRecord& r) {
+    r.warmup = r.index == 0;
+    r.error = r.index == 2 ? ErrorKind::kTimeout : ErrorKind::kNone;
+  });
   const RunFigures f = run_figures(run);
   PointPlan plan;
   const BenchPoint p = summarize_point(plan, run, false);
@@ -45,9 +55,14 @@ TEST(RepeatedRuns, ARunsFiguresAreSummarizePointsOwn) {
 
 TEST(RepeatedRuns, ALaterRunFollowsTheFirstOnItsClock) {
   PointData pooled = one_run(100.0, 2.0, 4);
-  PointData second = one_run(102.5, 2.0, 4);  // began 0.5 s after the first ended
-  second.records[1].sent = -1;                // never sent: stays unsent
-  second.records[1].first_token = second.records[1].last_token = -1;
+  // Began 0.5 s after the first ended; its second request never went (a refused connection).
+  PointData second = one_run(102.5, 2.0, 4, [](RequestRecord& r) {
+    if (r.index == 1) {
+      r.sent = -1;
+      r.first_token = r.last_token = -1;
+      r.error = ErrorKind::kConnect;
+    }
+  });
   second.in_flight_max = 3;
   pool_run(pooled, std::move(second));
   ASSERT_EQ(pooled.records.size(), 8u);
@@ -56,7 +71,11 @@ TEST(RepeatedRuns, ALaterRunFollowsTheFirstOnItsClock) {
   EXPECT_DOUBLE_EQ(pooled.records[5].sent, -1);
   EXPECT_DOUBLE_EQ(pooled.records[5].first_token, -1);
   EXPECT_DOUBLE_EQ(pooled.records[7].first_token, 2.5 + 1.5 + 0.1);
-  EXPECT_EQ(pooled.itl_token_ms.size(), 72u);
+  EXPECT_EQ(pooled.tally.itl_token.count(), 63u);  // 9 gaps of each request that ended well
+  EXPECT_EQ(pooled.tally.sent, 8u);
+  EXPECT_EQ(pooled.tally.failed, 1u);
+  EXPECT_DOUBLE_EQ(pooled.tally.last_end, 2.5 + 1.5 + 0.5);
+  EXPECT_DOUBLE_EQ(pooled.tally.intended_max, 2.5 + 1.5);
   EXPECT_EQ(pooled.in_flight_max, 3);
   EXPECT_DOUBLE_EQ(pooled.end, 104.5);
   // 20 buckets of the first run, 5 empty over the gap, 20 of the second: one 100 ms grid.

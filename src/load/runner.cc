@@ -150,19 +150,19 @@ void LoadRunner::collect(const Active& a) {
     for (const TokenGap& g : gaps) {
       const float ms = g.gap_s * 1000.0f;
       if (g.gap_s > 0 || g.tokens == 0)
-        data_.itl_event_ms.push_back(ms);
+        data_.tally.itl_event.add(ms);
       const std::int32_t k = std::max(1, g.tokens);
       for (std::int32_t i = 0; i < k; ++i)
-        data_.itl_token_ms.push_back(ms / static_cast<float>(k));
+        data_.tally.itl_token.add(ms / static_cast<float>(k));
     }
     return;
   }
   for (const TokenGap& g : gaps)
-    data_.itl_event_ms.push_back(g.gap_s * 1000.0f);
+    data_.tally.itl_event.add(g.gap_s * 1000.0f);
   if (r.output_tokens == r.content_events || !r.tokens_reported) {
     ++data_.itl_one_per_event;
     for (const TokenGap& g : gaps)
-      data_.itl_token_ms.push_back(g.gap_s * 1000.0f);
+      data_.tally.itl_token.add(g.gap_s * 1000.0f);
     return;
   }
   // The events carried several tokens each but did not say how many: spread the reported
@@ -176,7 +176,7 @@ void LoadRunner::collect(const Active& a) {
   for (const TokenGap& g : gaps) {
     const float ms = static_cast<float>(g.gap_s * 1000.0 / per_event);
     for (std::int64_t i = 0; i < copies; ++i)
-      data_.itl_token_ms.push_back(ms);
+      data_.tally.itl_token.add(ms);
   }
 }
 
@@ -213,7 +213,9 @@ void LoadRunner::finish(Active* a) {
   const std::size_t after = a->prompt + 1;
   if (a->rec.ok() && after < pool_.size() && pool_[after].continues)
     next_turns_.push_back(after);
-  data_.records.push_back(a->rec);
+  data_.tally.add(a->rec);
+  if (plan_.keep_records)
+    data_.records.push_back(a->rec);
   free_.push_back(a);
   in_flight_changed(-1);
   if (ended_)
@@ -363,6 +365,7 @@ void LoadRunner::end_point() {
 PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, ProgressSink* progress) {
   plan_ = plan;
   data_ = PointData{};
+  data_.tally = PointTally(plan.slo);
   observer_ = observer;
   progress_ = progress;
   active_.clear();
@@ -374,7 +377,7 @@ PointData LoadRunner::run(const PointPlan& plan, PointObserver* observer, Progre
   in_flight_ = 0;
   ending_ = ended_ = false;
   last_free_ = -1e300;
-  if (plan.requests > 0)
+  if (plan.requests > 0 && plan.keep_records)
     data_.records.reserve(static_cast<std::size_t>(plan.requests + plan.warmup));
 
   auto begin = [this] {

@@ -17,6 +17,7 @@
 
 #include "load/api.h"
 #include "load/event_loop.h"
+#include "load/point_tally.h"
 #include "load/request_record.h"
 #include "load/response_reader.h"
 #include "load/transport.h"
@@ -39,6 +40,10 @@ struct PointPlan {
   std::int64_t warmup = 0;  // requests sent first and left out of the figures
   double timeout_s = 60;
   std::uint64_t seed = 1;
+  // Every request is tallied (point_tally.h); its record is kept too only when asked (bench
+  // --details, the SLO search's pooled rows, tests), so a long point's memory stays flat.
+  bool keep_records = true;
+  std::vector<SloThreshold> slo;  // judged on each request as it ends (per-request objectives)
 };
 
 struct PreparedRequest {
@@ -52,9 +57,10 @@ struct PreparedRequest {
 
 /// Everything recorded during one point; point_summary.h turns it into a BenchPoint.
 struct PointData {
-  std::vector<RequestRecord> records;        // in completion order, warm-up included (flagged)
-  std::vector<float> itl_token_ms;           // one per output token after the first
-  std::vector<float> itl_event_ms;           // one per content event after the first
+  std::vector<RequestRecord> records;  // in completion order, warm-up included (flagged); only
+                                       // with PointPlan::keep_records
+  PointTally tally;  // every measured request; its ITL sets hold one gap per output token after
+                     // the first (itl_token) and per content event after the first (itl_event)
   std::uint64_t itl_usage_requests = 0;      // requests timed from per-event usage
   std::uint64_t itl_one_per_event = 0;       // requests whose events carried one token each
   std::uint64_t itl_estimated_requests = 0;  // requests whose per-event counts were estimated

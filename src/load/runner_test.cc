@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "load/point_summary.h"
+#include "load/slo.h"
 #include "tests/load/fake_transport.h"
 
 namespace servescope::testing {
@@ -364,6 +365,41 @@ TEST(LoadRunner, AFailedTurnEndsItsConversation) {
   const auto sent = prompts_sent(server);
   EXPECT_EQ(std::count(sent.begin(), sent.end(), "c0t2"), 0) << ::testing::PrintToString(sent);
   EXPECT_EQ(std::count(sent.begin(), sent.end(), "c2t0"), 1) << ::testing::PrintToString(sent);
+}
+
+// Without --details the runner keeps no records, only the tally: the same figures, and no
+// memory per request beyond the tally's samples.
+TEST(LoadRunner, WithoutRecordsTheTallyGivesTheSameFigures) {
+  auto run = [](bool keep) {
+    FakeEventLoop loop;
+    FakeTransport server(loop, [](std::uint64_t i, double) {
+      ScriptedReply r;
+      r.chunks.push_back({0.1 + 0.01 * static_cast<double>(i % 7), json_reply(100, 10)});
+      return r;
+    });
+    const ApiSpec api = completions();
+    const auto pool = pool_of(8);
+    LoadRunner runner(loop, server, api, false, pool);
+    PointPlan plan = open_loop(20, 4, 40);
+    plan.keep_records = keep;
+    plan.slo = *parse_slo("e2e:130ms");
+    PointData data = runner.run(plan);
+    EXPECT_EQ(data.records.size(), keep ? 40u : 0u);
+    BenchPoint p = summarize_point(plan, data, false);
+    p.slo = judge_slo(plan.slo, data.tally, p);
+    return p;
+  };
+  const BenchPoint kept = run(true), tallied = run(false);
+  EXPECT_EQ(tallied.requests_completed, 40u);
+  EXPECT_DOUBLE_EQ(tallied.e2e_ms.p90, kept.e2e_ms.p90);
+  EXPECT_DOUBLE_EQ(tallied.requests_per_s, kept.requests_per_s);
+  ASSERT_TRUE(tallied.slo.has_value());
+  // Replies take 100–160 ms by request index mod 7: indices 0–3 of each 7 are within 130 ms.
+  std::uint64_t within = 0;
+  for (int i = 0; i < 40; ++i)
+    within += (i % 7) <= 3 ? 1 : 0;
+  EXPECT_EQ(tallied.slo->met, within);
+  EXPECT_EQ(kept.slo->met, within);
 }
 
 }  // namespace

@@ -79,43 +79,15 @@ Result<std::vector<SloThreshold>> parse_slo(std::string_view text) {
   return out;
 }
 
-SloResult judge_slo(const std::vector<SloThreshold>& slo, const std::vector<RequestRecord>& records,
+SloResult judge_slo(const std::vector<SloThreshold>& slo, const PointTally& tally,
                     const BenchPoint& point) {
   SloResult r;
-  double tokens = 0;
-  std::uint64_t sent = 0;
-  for (const RequestRecord& rec : records) {
-    if (rec.warmup)
-      continue;
-    ++sent;
-    if (!rec.ok())
-      continue;
-    bool met = true;
-    for (const SloThreshold& t : slo) {
-      if (t.percentile != 0)
-        continue;
-      double ms = -1;
-      if (t.metric == "ttft" && rec.first_token >= 0)
-        ms = (rec.first_token - rec.sent) * 1000.0;
-      else if (t.metric == "e2e")
-        ms = (rec.done - rec.sent) * 1000.0;
-      else if (t.metric == "tpot" && rec.output_tokens > 1 && rec.last_token > rec.first_token)
-        ms = (rec.last_token - rec.first_token) * 1000.0 /
-             static_cast<double>(rec.output_tokens - 1);
-      // A request with no first token fails a TTFT objective; one output token has no TPOT.
-      if ((t.metric == "ttft" && ms < 0) || ms > t.limit_ms)
-        met = false;
-    }
-    if (met) {
-      ++r.met;
-      tokens += static_cast<double>(rec.output_tokens);
-    }
-  }
-  r.requests = sent;
-  r.attainment = sent > 0 ? static_cast<double>(r.met) / static_cast<double>(sent) : 0;
+  r.requests = tally.sent;
+  r.met = tally.slo_met;
+  r.attainment = tally.sent > 0 ? static_cast<double>(r.met) / static_cast<double>(tally.sent) : 0;
   if (point.duration_s > 0) {
     r.goodput_rps = static_cast<double>(r.met) / point.duration_s;
-    r.goodput_tokens_per_s = tokens / point.duration_s;
+    r.goodput_tokens_per_s = tally.slo_met_tokens / point.duration_s;
   }
   for (const SloThreshold& t : slo) {
     if (t.percentile == 0)

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "load/request_record.h"
+#include "load/point_tally.h"
 #include "report/bench_report.h"
 
 namespace servescope {
@@ -14,9 +14,10 @@ namespace servescope {
 /// "ttft:500ms,tpot:50ms,e2e:30s,ttft_p99:500ms" (durations in ms or s). Fails naming the item.
 Result<std::vector<SloThreshold>> parse_slo(std::string_view text);
 
-/// The point's requests (warm-up left out) against the objectives; `point` gives the duration
-/// and the percentiles already computed.
-SloResult judge_slo(const std::vector<SloThreshold>& slo, const std::vector<RequestRecord>& records,
+/// The point against the objectives: the per-request ones as the tally judged each request
+/// (PointTally::slo must be `slo`), the percentile ones on `point`'s percentiles; `point` also
+/// gives the duration.
+SloResult judge_slo(const std::vector<SloThreshold>& slo, const PointTally& tally,
                     const BenchPoint& point);
 
 }  // namespace servescope

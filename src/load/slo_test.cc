@@ -50,7 +50,10 @@ TEST(Slo, AFailedRequestMeetsNothingAndOneTokenHasNoTpot) {
   records[2].error = ErrorKind::kTimeout;
   BenchPoint point;
   point.duration_s = 2;
-  const SloResult r = judge_slo(*objectives, records, point);
+  PointTally tally(*objectives);
+  for (const RequestRecord& rec : records)
+    tally.add(rec);
+  const SloResult r = judge_slo(*objectives, tally, point);
   EXPECT_EQ(r.requests, 3u);
   EXPECT_EQ(r.met, 2u);
   EXPECT_DOUBLE_EQ(r.goodput_rps, 1.0);
