@@ -270,36 +270,45 @@ TEST(BenchTwinEndToEnd, EveryApiStreamedOrNotReportsTheOutputTheServerCounted) {
 namespace servescope::testing {
 namespace {
 
+// `bench LOAD --json FILE` against a founding-case twin at `speed`, started for it; the file's
+// path (servescope-NAME in the temporary directory).
+std::string bench_on_twin(const std::string& speed, const std::string& load,
+                          const std::string& name) {
+  TwinProcess twin(founding_options({"--speed", speed}), founding_command());
+  EXPECT_GT(twin.wait_port(), 0) << twin.err();
+  EXPECT_TRUE(twin.wait_ready()) << twin.err();
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("servescope-" + std::to_string(::getpid()) + "-" + name);
+  int code = -1;
+  run_capture(std::string(SERVESCOPE_BINARY) +
+                  " bench --url http://127.0.0.1:" + std::to_string(twin.port) + " " + load +
+                  " --quiet --json " + path + " >/dev/null 2>&1",
+              &code);
+  EXPECT_EQ(code, 0);
+  return path;
+}
+
+// `bench --compare X Y --json -`, parsed.
+json compare_json(const std::string& x, const std::string& y) {
+  int code = -1;
+  const std::string text = run_capture(
+      std::string(SERVESCOPE_BINARY) + " bench --compare " + x + " " + y + " --json - 2>&1", &code);
+  EXPECT_EQ(code, 0) << text;
+  return json::parse(text, nullptr, false);
+}
+
 // bench --compare: two runs of the same seed on the same twin differ by nothing beyond noise;
 // a twin 10% slower is found slower, by about that much, with an interval that excludes zero.
 TEST(BenchTwinEndToEnd, CompareFindsAPlantedSlowdownAndNoDifferenceBetweenRepeats) {
   const std::string load =
       "--concurrency 8 --requests 64 --input-len 64 --output-len 32 --seed 3 --details";
   auto record = [&](const std::string& speed, const std::string& name) {
-    TwinProcess twin(founding_options({"--speed", speed}), founding_command());
-    EXPECT_GT(twin.wait_port(), 0) << twin.err();
-    EXPECT_TRUE(twin.wait_ready()) << twin.err();
-    const std::string path = std::filesystem::temp_directory_path() /
-                             ("servescope-compare-" + std::to_string(::getpid()) + "-" + name);
-    int code = -1;
-    run_capture(std::string(SERVESCOPE_BINARY) +
-                    " bench --url http://127.0.0.1:" + std::to_string(twin.port) + " " + load +
-                    " --quiet --json " + path + " >/dev/null 2>&1",
-                &code);
-    EXPECT_EQ(code, 0);
-    return path;
+    return bench_on_twin(speed, load, "compare-" + name);
   };
   const std::string a = record("4", "a.json");
   const std::string a2 = record("4", "a2.json");
   const std::string slow = record("3.6", "slow.json");  // 10% slower: times × 1/0.9
-  auto compare = [&](const std::string& x, const std::string& y) {
-    int code = -1;
-    const std::string text = run_capture(
-        std::string(SERVESCOPE_BINARY) + " bench --compare " + x + " " + y + " --json - 2>&1",
-        &code);
-    EXPECT_EQ(code, 0) << text;
-    return json::parse(text, nullptr, false);
-  };
+  auto compare = compare_json;
   auto find = [](const json& c, const std::string& metric) {
     for (const json& d : c["differences"]) {
       if (d["metric"] == metric)
@@ -340,18 +349,7 @@ TEST(BenchTwinEndToEnd, RepeatedRunsGiveThroughputAnInterval) {
   const std::string load =
       "--concurrency 4 --requests 24 --input-len 64 --output-len 32 --seed 5 --repeat 3";
   auto record = [&](const std::string& speed, const std::string& name) {
-    TwinProcess twin(founding_options({"--speed", speed}), founding_command());
-    EXPECT_GT(twin.wait_port(), 0) << twin.err();
-    EXPECT_TRUE(twin.wait_ready()) << twin.err();
-    const std::string path = std::filesystem::temp_directory_path() /
-                             ("servescope-repeat-" + std::to_string(::getpid()) + "-" + name);
-    int code = -1;
-    run_capture(std::string(SERVESCOPE_BINARY) +
-                    " bench --url http://127.0.0.1:" + std::to_string(twin.port) + " " + load +
-                    " --quiet --json " + path + " >/dev/null 2>&1",
-                &code);
-    EXPECT_EQ(code, 0);
-    return path;
+    return bench_on_twin(speed, load, "repeat-" + name);
   };
   const std::string a = record("4", "a.json"), a2 = record("4", "a2.json"),
                     slow = record("3.6", "slow.json");
@@ -367,12 +365,7 @@ TEST(BenchTwinEndToEnd, RepeatedRunsGiveThroughputAnInterval) {
   EXPECT_EQ(completed, 72u);
   EXPECT_EQ(point["requests_completed"].get<std::uint64_t>(), 72u);
   auto throughput = [&](const std::string& x, const std::string& y) {
-    int code = -1;
-    const std::string text = run_capture(
-        std::string(SERVESCOPE_BINARY) + " bench --compare " + x + " " + y + " --json - 2>&1",
-        &code);
-    EXPECT_EQ(code, 0) << text;
-    const json c = json::parse(text, nullptr, false);
+    const json c = compare_json(x, y);
     for (const json& d : c["differences"]) {
       if (d["metric"] == "output tokens/s")
         return d;
