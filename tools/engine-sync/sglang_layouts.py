@@ -122,11 +122,29 @@ def in_sglang_names(config: dict) -> dict:
     return dict(config, layers_block_type=[names.get(t, t) for t in config["layers_block_type"]])
 
 
+# Architectures SGLang registers under another class name than transformers and vLLM for the same
+# model: its ernie4.py serves ERNIE 4.5 dense as Ernie4_5_ForCausalLM (the name of Baidu's
+# remote-code checkpoints; model_type ernie4_5), where transformers and vLLM say
+# Ernie4_5ForCausalLM. The config vLLM built, under SGLang's name, is that architecture's case.
+SGLANG_ARCHITECTURE_NAMES = {"Ernie4_5ForCausalLM": "Ernie4_5_ForCausalLM"}
+
+
+def under_sglang_names(configs: list[tuple], listed: set[str]) -> list[tuple]:
+    out = []
+    for arch, folder, config, hf_bytes, remote in configs:
+        name = SGLANG_ARCHITECTURE_NAMES.get(arch)
+        if name and name in listed and arch not in listed:
+            out.append((name, folder.replace(arch, name, 1),
+                        dict(config, architectures=[name]), hf_bytes, remote))
+    return out
+
+
 def cases_for(version: str, vllm_release: str, budget_gib: float) -> list[dict]:
     gpu = next(g for g in oracle.load_gpus() if g["key"] == GPU)
     listed = listed_architectures(version)
     configs = [(arch, folder, in_sglang_names(config), None, remote)
                for arch, folder, config, remote in layout_configs(vllm_release)]
+    configs += under_sglang_names(configs, listed)
     built = {c[0] for c in configs}
     for d in transformers_defaults(listed, built):
         if "config" in d:
