@@ -122,20 +122,27 @@ def in_sglang_names(config: dict) -> dict:
     return dict(config, layers_block_type=[names.get(t, t) for t in config["layers_block_type"]])
 
 
-# Architectures SGLang registers under another class name than transformers and vLLM for the same
+# Architectures SGLang registers under other class names than transformers and vLLM for the same
 # model: its ernie4.py serves ERNIE 4.5 dense as Ernie4_5_ForCausalLM (the name of Baidu's
-# remote-code checkpoints; model_type ernie4_5), where transformers and vLLM say
-# Ernie4_5ForCausalLM. The config vLLM built, under SGLang's name, is that architecture's case.
-SGLANG_ARCHITECTURE_NAMES = {"Ernie4_5ForCausalLM": "Ernie4_5_ForCausalLM"}
+# remote-code checkpoints; model_type ernie4_5) where transformers and vLLM say
+# Ernie4_5ForCausalLM; bailing_moe.py's BailingMoEForCausalLM is the class BailingMoeForCausalLM
+# subclasses unchanged; model_loader/utils.py serves a Mixtral quantized other than by fp8,
+# compressed-tensors, GPTQ/AWQ Marlin or Quark as QuantMixtralForCausalLM (mixtral_quant.py, the
+# same layers). The config vLLM built, under SGLang's name, is that architecture's case.
+SGLANG_ARCHITECTURE_NAMES = {
+    "Ernie4_5ForCausalLM": ["Ernie4_5_ForCausalLM"],
+    "BailingMoeForCausalLM": ["BailingMoEForCausalLM"],
+    "MixtralForCausalLM": ["QuantMixtralForCausalLM"],
+}
 
 
 def under_sglang_names(configs: list[tuple], listed: set[str]) -> list[tuple]:
     out = []
     for arch, folder, config, hf_bytes, remote in configs:
-        name = SGLANG_ARCHITECTURE_NAMES.get(arch)
-        if name and name in listed and arch not in listed:
-            out.append((name, folder.replace(arch, name, 1),
-                        dict(config, architectures=[name]), hf_bytes, remote))
+        for name in SGLANG_ARCHITECTURE_NAMES.get(arch, []):
+            if name in listed:
+                out.append((name, folder.replace(arch, name, 1),
+                            dict(config, architectures=[name]), hf_bytes, remote))
     return out
 
 
