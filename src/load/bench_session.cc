@@ -186,17 +186,13 @@ Result<BenchReport> run_bench(const BenchOptions& o, const BenchProgressFn& prog
       if (watcher)
         observer = std::make_unique<RepeatObserver>(*watcher, run, repeats);
       PointData one = runner.run(plan, observer.get(), adapter.get());
-      if (repeats > 1)
-        runs.push_back(run_figures(one));
+      runs.push_back(run_figures(one));
       if (run == 1)
         data = std::move(one);
       else
         pool_run(data, std::move(one));
     }
     BenchPoint point = summarize_point(plan, data, o.details);
-    if (repeats == 1)
-      runs.push_back({point.requests_completed, point.duration_s, point.requests_per_s,
-                      point.output_tokens_per_s});
     point.runs = std::move(runs);
     if (!o.slo.empty())
       point.slo = judge_slo(o.slo, data.tally, point);

@@ -66,7 +66,7 @@ BenchPoint summarize_point(const PointPlan& plan, PointData& data, bool details)
               [](const BenchRequestRow& a, const BenchRequestRow& b) { return a.index < b.index; });
   }
 
-  p.duration_s = t.sent > 0 ? std::max(0.0, t.last_end - t.first_start) : 0;
+  p.duration_s = t.duration_s();
   if (p.duration_s > 0) {
     p.requests_per_s = static_cast<double>(t.completed) / p.duration_s;
     p.output_tokens_per_s = t.output_tokens / p.duration_s;

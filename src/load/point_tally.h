@@ -4,6 +4,7 @@
 // themselves only when asked (bench --details), so a long run's memory does not grow with it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -24,6 +25,8 @@ struct PointTally {
   void add(const RequestRecord& r);
   /// Adds a later run of the same point whose clock starts `shift` seconds after this one's.
   void merge(const PointTally& other, double shift);
+  /// Throughput's span: from the first intended send to the last end (0 before any request).
+  double duration_s() const { return sent > 0 ? std::max(0.0, last_end - first_start) : 0; }
 
   std::vector<SloThreshold> slo;
   std::uint64_t sent = 0, completed = 0, failed = 0, late_sends = 0;

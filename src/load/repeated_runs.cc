@@ -28,7 +28,7 @@ RunFigures run_figures(const PointData& run) {
   const PointTally& t = run.tally;
   RunFigures f;
   f.requests_completed = t.completed;
-  f.duration_s = t.sent > 0 ? std::max(0.0, t.last_end - t.first_start) : 0;
+  f.duration_s = t.duration_s();
   if (f.duration_s > 0) {
     f.requests_per_s = static_cast<double>(t.completed) / f.duration_s;
     f.output_tokens_per_s = t.output_tokens / f.duration_s;
